@@ -1,0 +1,20 @@
+/* image.h - the guest base image and per-guest seeds and overlays. */
+#ifndef LAB_IMAGE_H
+#define LAB_IMAGE_H
+
+#include "topology.h"
+
+/* Path of the cached base image for the current recipe, or NULL with a
+ * message naming `lab image` when it is not built. */
+char *lab_image_path(void);
+
+/* Render the NoCloud user-data of a guest from guests/cloud-init/. */
+char *lab_seed_user_data(const struct lab_guest *g);
+/* Make DIR/NAME-seed.iso with cloud-localds. 0 on success. */
+int lab_seed_make(const struct lab_guest *g, const char *dir, char **iso);
+/* qcow2 overlay on top of base; `backing` NULL makes a blank disk. */
+int lab_qcow2_create(const char *path, const char *backing, int size_mib);
+
+int cmd_image(int argc, char **argv);
+
+#endif

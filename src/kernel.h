@@ -1,0 +1,27 @@
+/* kernel.h - the two kernels: series handling, config, build, cache. */
+#ifndef LAB_KERNEL_H
+#define LAB_KERNEL_H
+
+#include <stdbool.h>
+
+#define LAB_REVIEW_DEFAULT "2.6.32.9"
+#define LAB_KERNEL_TARBALL "/usr/src/linux-source-6.1.tar.xz"
+
+enum lab_variant { LAB_BASELINE, LAB_PATCHED };
+
+int lab_variant_parse(const char *s, enum lab_variant *out);
+const char *lab_variant_name(enum lab_variant v);
+
+/* Patches of a quilt series file, in order, as paths; NULL on error. */
+char **lab_series_read(const char *series_path);
+
+/* Cache key of a variant from (tree version, series, config fragment). */
+char *lab_kernel_key(const char *review, enum lab_variant v);
+/* Directory of a built kernel ($LAB_HOME/kernels/KEY), or NULL with a
+ * message naming the `lab build` command when it is not built yet. */
+char *lab_kernel_dir(const char *review, enum lab_variant v);
+
+int cmd_build(int argc, char **argv);
+int cmd_check_series(int argc, char **argv);
+
+#endif

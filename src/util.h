@@ -1,0 +1,63 @@
+/* util.h - small services every lab command uses: messages, paths,
+ * running programs with a timeout, hashing, atomic files, phase timing. */
+#ifndef LAB_UTIL_H
+#define LAB_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <signal.h>
+#include <glib.h>
+
+/* Set by the SIGINT/SIGTERM handler; long loops check it and unwind. */
+extern volatile sig_atomic_t lab_interrupted;
+void lab_install_signal_handlers(void);
+
+void lab_err(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+void lab_info(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
+/* $LAB_HOME, or /var/lib/lab for root, or ~/.cache/lab. Never inside the
+ * repository; QEMU (user libvirt-qemu) must be able to read kernels there. */
+const char *lab_home(void);
+/* Directory holding lab's own files (patches/, guests/, topologies/, tests/):
+ * $LAB_SRC, else the directory of the running binary. */
+const char *lab_srcdir(void);
+char *lab_path(const char *rel); /* g_build_filename(lab_home(), rel) */
+char *lab_src_path(const char *rel);
+
+int lab_mkdir_p(const char *path);
+int lab_rm_rf(const char *path);
+bool lab_exists(const char *path);
+
+/* Write a file atomically (temp file + rename): readers never see half. */
+int lab_write_file(const char *path, const char *data, gssize len);
+
+/* Run argv. stdout+stderr go to log_path (appended) when given, else are
+ * inherited. timeout_s <= 0 means no limit. Returns the exit status, 124 on
+ * timeout, 130 when interrupted, -1 when it could not start. */
+int lab_run(char *const argv[], const char *cwd, const char *log_path,
+            int timeout_s);
+/* Like lab_run, but captures stdout into *out (stderr to log or inherited). */
+int lab_run_capture(char *const argv[], const char *cwd, char **out,
+                    int timeout_s);
+
+/* A progress callback called about once a second while lab_run waits. */
+typedef void (*lab_tick_fn)(void *arg);
+void lab_run_set_tick(lab_tick_fn fn, void *arg);
+
+/* SHA-256 accumulator over files and strings, for cache keys. */
+typedef struct lab_hash lab_hash;
+lab_hash *lab_hash_new(void);
+void lab_hash_str(lab_hash *h, const char *s);
+int lab_hash_file(lab_hash *h, const char *path);
+char *lab_hash_finish(lab_hash *h, size_t hex_chars); /* frees h */
+
+/* Phase timing: "phase NAME: 12.3 s" lines, collected for a summary. */
+double lab_now(void);
+void lab_phase_begin(const char *name);
+void lab_phase_end(void);
+void lab_phase_summary(void);
+
+/* Last n lines of a file, for error messages naming the cause. */
+char *lab_tail(const char *path, int n);
+
+#endif

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# `make check`: every test of the project, as one TAP stream.
+#   1. unit tests (cmocka, TAP output) and cppcheck;
+#   2. integration: build both kernels (cached by content hash), check the
+#      series, build the guest image, boot the smoke topology on the patched
+#      kernel, run a command through the guest agent, tear down, and prove
+#      that bad input and Ctrl-C leave nothing behind.
+# LAB_INTEGRATION=0 runs only part 1. Every step has a timeout, so a hang
+# fails the step instead of the whole run. Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+export LAB_SRC=$PWD
+export LAB_INSTANCE=${LAB_INSTANCE:-ci}
+logs=$(mktemp -d /tmp/lab-check.XXXXXX)
+pass=0
+fail=0
+n=0
+
+say() { printf '%s\n' "$*"; }
+
+# record NAME STATUS [DETAIL]
+record() {
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then
+		pass=$((pass + 1))
+		say "ok $n - $1"
+	else
+		fail=$((fail + 1))
+		say "not ok $n - $1"
+		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /'
+	fi
+}
+
+# step NAME TIMEOUT CMD...: run with a time bound, log kept for the report.
+step() {
+	local name=$1 limit=$2 t0 rc log
+	shift 2
+	log="$logs/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '_').log"
+	t0=$(date +%s.%N)
+	timeout --foreground -k 10 "$limit" "$@" >"$log" 2>&1
+	rc=$?
+	[ $rc -eq 124 ] && echo "timed out after $limit s" >>"$log"
+	printf '# %s: %.1f s\n' "$name" "$(echo "$(date +%s.%N) - $t0" | bc)"
+	record "$name" $rc "$(tail -n 15 "$log")"
+	return $rc
+}
+
+leftovers() {
+	{ virsh -c qemu:///system list --all --name; virsh -c qemu:///system net-list --all --name; } 2>/dev/null |
+		grep "^$LAB_INSTANCE-" || true
+}
+
+unit_tests() {
+	local out
+	say "# unit tests"
+	for t in tests/unit/test_cli tests/unit/test_topology tests/unit/test_domxml; do
+		out=$(CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" 2>&1)
+		while IFS= read -r line; do
+			case "$line" in
+			"ok "*) record "${t##*/}: ${line#ok * - }" 0 ;;
+			"not ok "*) record "${t##*/}: ${line#not ok * - }" 1 "$out" ;;
+			esac
+		done <<<"$out"
+	done
+	step "cppcheck" 300 make -s cppcheck
+}
+
+smoke_boot() {
+	local expect out
+	step "lab up -t smoke (patched kernel)" 900 ./lab up -t smoke --kernel patched || {
+		./lab down >/dev/null 2>&1
+		return 1
+	}
+	expect=$(make -s -C "$LAB_HOME_DIR/kernel/src" kernelversion 2>/dev/null)
+	out=$(timeout 120 ./lab exec smoke -- uname -r 2>&1)
+	[ "$out" = "$expect" ]
+	record "guest agent: uname -r in the guest is the lab's kernel ($expect)" $? "got: $out"
+	out=$(timeout 60 ./lab exec smoke -- sh -c 'ip -4 -o addr show dev eth0' 2>&1)
+	case "$out" in *169.254.20.1/16*) true ;; *) false ;; esac
+	record "guest got its link-local address from its NoCloud seed" $? "$out"
+	timeout 60 ./lab status >"$logs/status.log" 2>&1
+	grep -q 'smoke .*running' "$logs/status.log"
+	record "lab status shows the guest running" $? "$(cat "$logs/status.log")"
+	step "lab down" 300 ./lab down
+	[ -z "$(leftovers)" ]
+	record "no domain or network left after lab down" $? "$(leftovers)"
+}
+
+# Bad input and Ctrl-C: nothing may be left behind.
+faults() {
+	./lab up -t tests/unit/topologies/duplicate-address.ini >"$logs/bad.log" 2>&1
+	[ $? -eq 2 ] && grep -q 'duplicate-address.ini:14' "$logs/bad.log" && [ -z "$(leftovers)" ]
+	record "malformed topology: exit 2, names file:line, creates nothing" $? "$(cat "$logs/bad.log")"
+
+	./lab up -t smoke >"$logs/int.log" 2>&1 &
+	local pid=$! i
+	for i in $(seq 1 300); do
+		virsh -c qemu:///system list --name 2>/dev/null | grep -q "^$LAB_INSTANCE-smoke$" && break
+		sleep 0.2
+	done
+	kill -INT $pid
+	for i in $(seq 1 60); do kill -0 $pid 2>/dev/null || break; sleep 1; done
+	wait $pid
+	local rc=$?
+	[ $rc -ne 0 ] && [ -z "$(leftovers)" ] && [ ! -e "$LAB_HOME_DIR/instances/$LAB_INSTANCE/state.ini" ]
+	record "Ctrl-C during lab up tears down everything it created" $? "rc=$rc; $(tail -5 "$logs/int.log"); left: $(leftovers)"
+	./lab down >/dev/null 2>&1
+}
+
+integration() {
+	LAB_HOME_DIR=$(./lab help | sed -n 's/^LAB_HOME=\([^ ]*\).*/\1/p')
+	say "# integration tests (LAB_HOME=$LAB_HOME_DIR, instance $LAB_INSTANCE)"
+	step "libvirtd running (started by hand: no systemd here)" 60 scripts/start-libvirtd.sh || return
+	./lab down >/dev/null 2>&1 # a previous run's leftovers
+	step "lab build all (both kernels; cached by content hash)" 3600 ./lab build all || return
+	step "lab build all again is a cache hit" 60 sh -c './lab build all | grep -c "cache hit" | grep -qx 2'
+	step "lab check-series (bugs+fixes restore pristine, touched files build)" 1800 ./lab check-series
+	step "lab image (Debian guest image; cached)" 1800 ./lab image || return
+	smoke_boot
+	faults
+}
+
+t0=$(date +%s)
+unit_tests
+if [ "${LAB_INTEGRATION:-1}" != 0 ]; then
+	integration
+else
+	say "# integration tests skipped (LAB_INTEGRATION=0)"
+fi
+say "1..$n"
+say "# logs: $logs; total $(($(date +%s) - t0)) s"
+say "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,152 @@
+/* test_cli.c - the command table's argument handling: every bad call is a
+ * usage error (exit 2) with a message, before anything is touched. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int lab_dispatch(int argc, char **argv);
+
+/* Run lab_dispatch with stdout/stderr captured into one string. */
+static int run(char **out, int argc, ...)
+{
+	char *argv[16];
+	va_list ap;
+	int i, rc, saved_out = dup(1), saved_err = dup(2);
+	FILE *tmp = tmpfile();
+	long len;
+
+	va_start(ap, argc);
+	for (i = 0; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	argv[argc] = NULL;
+	va_end(ap);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(fileno(tmp), 1);
+	dup2(fileno(tmp), 2);
+	rc = lab_dispatch(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	len = ftell(tmp);
+	*out = calloc(1, len + 1);
+	rewind(tmp);
+	if (fread(*out, 1, len, tmp) != (size_t)len)
+		fail_msg("short read of captured output");
+	fclose(tmp);
+	return rc;
+}
+
+static void expect(int want_rc, const char *needle, int argc, ...)
+{
+	char *argv[16], *out;
+	va_list ap;
+	int i, rc;
+
+	va_start(ap, argc);
+	for (i = 0; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	switch (argc) { /* small fixed arities keep run() simple */
+	case 1: rc = run(&out, 1, argv[0]); break;
+	case 2: rc = run(&out, 2, argv[0], argv[1]); break;
+	case 3: rc = run(&out, 3, argv[0], argv[1], argv[2]); break;
+	case 4: rc = run(&out, 4, argv[0], argv[1], argv[2], argv[3]); break;
+	default: fail_msg("arity"); return;
+	}
+	if (rc != want_rc)
+		fail_msg("'%s %s': exit %d, want %d; output:\n%s", argv[0],
+			 argc > 1 ? argv[1] : "", rc, want_rc, out);
+	if (needle && !strstr(out, needle))
+		fail_msg("'%s %s': output lacks '%s':\n%s", argv[0],
+			 argc > 1 ? argv[1] : "", needle, out);
+	free(out);
+}
+
+static void test_no_args(void **s)
+{
+	(void)s;
+	expect(2, "usage: lab COMMAND", 1, "lab");
+}
+
+static void test_help_lists_commands(void **s)
+{
+	(void)s;
+	expect(0, "check-series", 2, "lab", "--help");
+	expect(0, "console", 2, "lab", "help");
+}
+
+static void test_version(void **s)
+{
+	(void)s;
+	expect(0, "lab 0.", 2, "lab", "--version");
+}
+
+static void test_unknown_command(void **s)
+{
+	(void)s;
+	expect(2, "unknown command 'frobnicate'", 2, "lab", "frobnicate");
+}
+
+static void test_build_args(void **s)
+{
+	(void)s;
+	expect(2, "name one variant", 2, "lab", "build");
+	expect(2, "unknown variant 'mainline'", 3, "lab", "build", "mainline");
+	expect(2, "unknown option --fast", 3, "lab", "build", "--fast");
+	expect(0, "baseline|patched|all", 3, "lab", "build", "--help");
+}
+
+static void test_up_args(void **s)
+{
+	(void)s;
+	expect(2, "--kernel takes baseline or patched", 4, "lab", "up",
+	       "--kernel", "stock");
+	expect(2, "--accel takes auto, tcg or kvm", 4, "lab", "up", "--accel",
+	       "hvf");
+	expect(2, "bad argument '--nope'", 3, "lab", "up", "--nope");
+	expect(2, "positive number", 4, "lab", "up", "--timeout", "0");
+}
+
+static void test_up_bad_topology(void **s)
+{
+	(void)s;
+	/* a malformed topology is refused before libvirt is touched */
+	expect(2, "malformed.ini", 4, "lab", "up", "-t",
+	       "tests/unit/topologies/malformed.ini");
+	expect(2, "no-such-topology.ini", 4, "lab", "up", "-t", "no-such-topology");
+}
+
+static void test_exec_console_args(void **s)
+{
+	(void)s;
+	expect(2, "usage: lab exec", 3, "lab", "exec", "smoke");
+	expect(2, "usage: lab exec", 4, "lab", "exec", "smoke", "uname");
+	expect(2, "usage: lab console", 2, "lab", "console");
+	expect(2, "usage: lab check-series", 3, "lab", "check-series", "--x");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_args),
+		cmocka_unit_test(test_help_lists_commands),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_unknown_command),
+		cmocka_unit_test(test_build_args),
+		cmocka_unit_test(test_up_args),
+		cmocka_unit_test(test_up_bad_topology),
+		cmocka_unit_test(test_exec_console_args),
+	};
+
+	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}
