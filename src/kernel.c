@@ -557,14 +557,30 @@ static int config_verify(const char *frag, const char *config)
 	return dropped ? -1 : 0;
 }
 
+/* Keep ccache's objects in the lab's cache directory, next to the trees it
+ * serves, so a warm CI machine is warm for ccache too. */
+static void ccache_env(void)
+{
+	char *dir;
+
+	if (getenv("CCACHE_DIR"))
+		return;
+	dir = g_build_filename(lab_home(), "ccache", NULL);
+	setenv("CCACHE_DIR", dir, 1);
+	setenv("CCACHE_MAXSIZE", "4G", 0);
+	g_free(dir);
+}
+
 static int make_in_tree(struct tree *t, const char *target, int timeout)
 {
 	char *obj = g_strdup_printf("O=%s", t->obj);
 	char *jobs = g_strdup_printf("-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	char *argv[] = { "make", "-C", t->src, obj, jobs, "CC=ccache gcc",
 			 (char *)target, NULL };
-	int rc = lab_run(argv, NULL, t->log, timeout);
+	int rc;
 
+	ccache_env();
+	rc = lab_run(argv, NULL, t->log, timeout);
 	g_free(obj);
 	g_free(jobs);
 	return rc;
