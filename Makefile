@@ -6,10 +6,11 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(shell pkg-config --cflags $(PKGS))
 LDLIBS  += $(shell pkg-config --libs $(PKGS))
 
-SRCS    := src/util.c src/kernel.c src/topology.c src/image.c src/domxml.c \
-           src/agent.c src/virt.c
+# One job per file: every src/*.c is part of lab, every tests/unit/test_*.c
+# is a cmocka unit test.
+SRCS    := $(sort $(wildcard src/*.c))
 OBJS    := $(SRCS:.c=.o)
-UNIT    := tests/unit/test_cli tests/unit/test_topology tests/unit/test_domxml
+UNIT    := $(patsubst %.c,%,$(sort $(wildcard tests/unit/test_*.c)))
 
 .PHONY: all deps check unit integration cppcheck clean review
 

@@ -7,6 +7,8 @@
 #include "src/kernel.h"
 #include "src/image.h"
 #include "src/virt.h"
+#include "src/run.h"
+#include "src/review.h"
 
 #define LAB_VERSION "0.1"
 
@@ -28,6 +30,11 @@ static const struct command commands[] = {
 	{ "status", cmd_status, "show guests, state, kernel, uptime, addresses" },
 	{ "console", cmd_console, "follow a guest's serial console log" },
 	{ "exec", cmd_exec, "run a command in a guest via the guest agent" },
+	{ "run", cmd_run, "run tests or suites in the guests; verdicts + results" },
+	{ "review", cmd_review,
+	  "the main job: both kernels, the suite on each, one row per seed" },
+	{ "report", cmd_report, "re-render a review's report (text, JSON, HTML)" },
+	{ "compare", cmd_compare, "compare two runs test by test" },
 	{ "help", cmd_help, "show this help" },
 };
 

@@ -9,6 +9,7 @@
 #include "agent.h"
 #include "domxml.h"
 #include "image.h"
+#include "suite.h"
 #include "kernel.h"
 #include "topology.h"
 #include "util.h"
@@ -366,6 +367,22 @@ static int make_guest_files(struct instance *in, const struct lab_guest *g,
 	return 0;
 }
 
+/* The domain XML is kept so `lab run` can restart a guest that crashed. */
+static char *domain_xml_path(const char *dir, const char *guest)
+{
+	return g_strdup_printf("%s/%s.xml", dir, guest);
+}
+
+static int save_domain_xml(struct instance *in, const char *guest,
+			   const char *xml)
+{
+	char *p = domain_xml_path(in->dir, guest);
+	int rc = lab_write_file(p, xml, -1);
+
+	g_free(p);
+	return rc;
+}
+
 static int create_guest(struct instance *in, const struct lab_guest *g,
 			const char *image, const char *type,
 			const char *tests_iso)
@@ -410,8 +427,9 @@ static int create_guest(struct instance *in, const struct lab_guest *g,
 	g_key_file_set_string(in->state, grp, "address", g->address);
 	g_key_file_set_string(in->state, grp, "role", g->role);
 	g_key_file_set_string(in->state, grp, "console", f.console);
+	g_key_file_set_string(in->state, grp, "overlay", f.overlay);
 	g_key_file_set_int64(in->state, grp, "started", (gint64)time(NULL));
-	if (state_save(in) != 0)
+	if (state_save(in) != 0 || save_domain_xml(in, g->name, xml) != 0)
 		goto out;
 	d = virDomainCreateXML(in->conn, xml, VIR_DOMAIN_NONE);
 	if (!d) {
@@ -558,6 +576,11 @@ static int bring_up(struct instance *in, struct lab_topology *t,
 
 	g_key_file_set_string(in->state, "instance", "topology", t->path);
 	g_key_file_set_string(in->state, "instance", "domain-type", type);
+	g_key_file_set_string(in->state, "instance", "image", image);
+	g_key_file_set_string(in->state, "instance", "topology-name", t->name);
+	if (o->tests_iso)
+		g_key_file_set_string(in->state, "instance", "tests-iso",
+				      o->tests_iso);
 	g_key_file_set_int64(in->state, "instance", "started", (gint64)time(NULL));
 	lab_info("bringing up topology %s: %u guests, domain type %s%s",
 		 t->name, t->guests->len, type,
@@ -629,6 +652,7 @@ int cmd_up(int argc, char **argv)
 {
 	struct lab_up_opts o = { "default", NULL, "auto", NULL,
 				 DEFAULT_READY_TIMEOUT_S, false };
+	char *iso;
 	int i, rc;
 
 	for (i = 1; i < argc; i++) {
@@ -665,8 +689,15 @@ int cmd_up(int argc, char **argv)
 		lab_err("up: --timeout needs a positive number of seconds");
 		return 2;
 	}
+	lab_phase_begin("tests disk");
+	iso = lab_tests_iso();
+	lab_phase_end();
+	if (!iso)
+		return 1;
+	o.tests_iso = iso;
 	rc = lab_up(&o);
 	lab_phase_summary();
+	g_free(iso);
 	return rc;
 }
 
@@ -861,5 +892,98 @@ int cmd_exec(int argc, char **argv)
 	if (d)
 		virDomainFree(d);
 	virConnectClose(c);
+	return rc;
+}
+
+GKeyFile *lab_virt_state(void)
+{
+	return load_state();
+}
+
+static int wait_one_ready(virConnectPtr c, const char *name, int timeout_s)
+{
+	double t0 = lab_now();
+
+	while (lab_now() - t0 < timeout_s && !lab_interrupted) {
+		virDomainPtr d = virDomainLookupByName(c, name);
+		int state = -1, reason, ready = 0;
+
+		if (d) {
+			virDomainGetState(d, &state, &reason, 0);
+			if (state == VIR_DOMAIN_RUNNING)
+				ready = guest_ready(d);
+			virDomainFree(d);
+		}
+		if (state != VIR_DOMAIN_RUNNING)
+			return -1;
+		if (ready)
+			return 0;
+		usleep(1000000);
+	}
+	return -1;
+}
+
+/* Destroy GUEST, keep its console log as save_console, give it a fresh root
+ * overlay (a crashed kernel may have left the fs in any state) and boot it
+ * again from the saved domain XML. */
+int lab_virt_restart(const char *guest, const char *save_console,
+		     int timeout_s)
+{
+	GKeyFile *kf = load_state();
+	char *grp = g_strdup_printf("guest %s", guest);
+	char *dir = lab_instance_dir();
+	char *name = res_name(guest), *xml = NULL, *log = NULL;
+	char *xmlp = domain_xml_path(dir, guest);
+	char *console = kf ? g_key_file_get_string(kf, grp, "console", NULL) : NULL;
+	char *overlay = kf ? g_key_file_get_string(kf, grp, "overlay", NULL) : NULL;
+	char *image = kf ? g_key_file_get_string(kf, "instance", "image", NULL) : NULL;
+	virConnectPtr c = NULL;
+	virDomainPtr d;
+	double t0 = lab_now();
+	gsize len = 0;
+	int rc = -1;
+
+	if (!console || !overlay || !image ||
+	    !g_file_get_contents(xmlp, &xml, NULL, NULL)) {
+		lab_err("cannot restart %s: its state in %s is incomplete", guest, dir);
+		goto out;
+	}
+	if (!(c = lab_virt_connect()))
+		goto out;
+	destroy_domain(c, name);
+	if (g_file_get_contents(console, &log, &len, NULL))
+		lab_write_file(save_console, log, (gssize)len);
+	unlink(overlay);
+	if (lab_qcow2_create(overlay, image, 0) != 0)
+		goto out;
+	d = virDomainCreateXML(c, xml, VIR_DOMAIN_NONE);
+	if (!d) {
+		virErrorPtr e = virGetLastError();
+
+		lab_err("cannot restart guest %s: %s", guest,
+			e && e->message ? e->message : "?");
+		goto out;
+	}
+	virDomainFree(d);
+	rc = wait_one_ready(c, name, timeout_s);
+	if (rc == 0)
+		lab_info("guest %-12s restarted, ready in %5.1f s", guest,
+			 lab_now() - t0);
+	else
+		show_console_tail(guest, console);
+out:
+	if (c)
+		virConnectClose(c);
+	if (kf)
+		g_key_file_free(kf);
+	g_free(grp);
+	g_free(dir);
+	g_free(name);
+	g_free(xml);
+	g_free(log);
+	g_free(xmlp);
+	g_free(console);
+	g_free(overlay);
+	g_free(image);
 	return rc;
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <libvirt/libvirt.h>
+#include <glib.h>
 
 struct lab_up_opts {
 	const char *topology;  /* name or path */
@@ -24,6 +25,13 @@ virDomainPtr lab_virt_guest(virConnectPtr conn, const char *guest);
 char *lab_instance_dir(void);
 
 int lab_up(const struct lab_up_opts *o);
+/* The running instance's state.ini (guests, roles, consoles), or NULL with
+ * a message saying `lab up`. */
+GKeyFile *lab_virt_state(void);
+/* Restart a guest on a fresh overlay after a crash or a spent kernel; its
+ * old console log is saved as save_console. 0 when ready again. */
+int lab_virt_restart(const char *guest, const char *save_console,
+		     int timeout_s);
 int lab_down(bool quiet);
 
 int cmd_up(int argc, char **argv);

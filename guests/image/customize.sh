@@ -34,6 +34,12 @@ done
 rm -f "$root/etc/systemd/system/nfs-server.service"
 chroot "$root" systemctl disable nfs-server.service >/dev/null 2>&1 || true
 
+# Every kernel message up to KERN_INFO reaches the serial console: the lab's
+# verdicts read WARNINGs, lockdep reports and "sysfs: cannot create duplicate
+# filename" there (all KERN_WARNING), which Debian's procps default
+# (10-console-messages.conf: kernel.printk = 4 4 1 7) would hide.
+echo 'kernel.printk = 7 4 1 7' > "$root/etc/sysctl.d/99-lab-console.conf"
+
 # Keep the journal in memory: the overlay stays small, boot stays fast.
 mkdir -p "$root/etc/systemd/journald.conf.d"
 printf '[Journal]\nStorage=volatile\n' > "$root/etc/systemd/journald.conf.d/lab.conf"

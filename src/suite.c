@@ -1,0 +1,310 @@
+/* suite.c - the suite map and the tests disk.
+ *
+ * Tests reach the guests on a read-only ISO 9660 disk (label LABTESTS): the
+ * kernel already has ISO9660 for cloud-init's seed, it needs no daemon on
+ * the host (virtiofsd) and no 9p in the guest kernel, no host networking,
+ * and a guest cannot write back into the host's tree. */
+#include "suite.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+static void test_free(gpointer p)
+{
+	struct lab_test *t = p;
+
+	g_free(t->name);
+	g_free(t->seed);
+	g_strfreev(t->roles);
+	g_free(t->needs_cmdline);
+	g_strfreev(t->nfs_versions);
+	g_free(t->amplifier);
+	g_free(t->window);
+	g_free(t->title);
+	g_free(t);
+}
+
+void lab_suite_free(struct lab_suite *s)
+{
+	if (!s)
+		return;
+	g_free(s->path);
+	g_ptr_array_free(s->tests, TRUE);
+	g_hash_table_destroy(s->suites);
+	g_free(s);
+}
+
+static char **get_list(GKeyFile *kf, const char *grp, const char *key)
+{
+	gsize n = 0;
+	char **v = g_key_file_get_string_list(kf, grp, key, &n, NULL);
+
+	if (v && n == 0) {
+		g_strfreev(v);
+		return NULL;
+	}
+	return v;
+}
+
+static struct lab_test *load_test(GKeyFile *kf, const char *grp,
+				  const char *path, char **err)
+{
+	struct lab_test *t = g_new0(struct lab_test, 1);
+	GError *e = NULL;
+
+	t->name = g_strdup(grp + strlen("test "));
+	t->seed = g_key_file_get_string(kf, grp, "seed", NULL);
+	t->roles = get_list(kf, grp, "roles");
+	t->order = g_key_file_get_integer(kf, grp, "order", NULL);
+	t->timeout_s = g_key_file_get_integer(kf, grp, "timeout", &e);
+	t->consumes_boot = g_key_file_get_boolean(kf, grp, "consumes_boot", NULL);
+	t->needs_cmdline = g_key_file_get_string(kf, grp, "needs_cmdline", NULL);
+	t->nfs_versions = get_list(kf, grp, "nfs_versions");
+	t->amplifier = g_key_file_get_string(kf, grp, "amplifier", NULL);
+	t->window = g_key_file_get_string(kf, grp, "window", NULL);
+	t->title = g_key_file_get_string(kf, grp, "title", NULL);
+	if (!t->roles || e || t->timeout_s <= 0) {
+		*err = g_strdup_printf("%s: [%s] needs roles= and a positive timeout=%s%s",
+				       path, grp, e ? ": " : "",
+				       e ? e->message : "");
+		g_clear_error(&e);
+		test_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static int check_suites(struct lab_suite *s, char **err)
+{
+	GHashTableIter it;
+	gpointer k, v;
+
+	g_hash_table_iter_init(&it, s->suites);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		char **names = v;
+
+		for (; names && *names; names++) {
+			if (!lab_suite_test(s, *names)) {
+				*err = g_strdup_printf("%s: [suite %s] names unknown test '%s'",
+						       s->path, (char *)k, *names);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+struct lab_suite *lab_suite_load(const char *path, char **err)
+{
+	GKeyFile *kf = g_key_file_new();
+	struct lab_suite *s = g_new0(struct lab_suite, 1);
+	GError *e = NULL;
+	char **groups;
+	int i;
+
+	s->path = g_strdup(path);
+	s->tests = g_ptr_array_new_with_free_func(test_free);
+	s->suites = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					  (GDestroyNotify)g_strfreev);
+	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e)) {
+		*err = g_strdup_printf("%s: %s", path, e->message);
+		g_error_free(e);
+		goto fail;
+	}
+	groups = g_key_file_get_groups(kf, NULL);
+	for (i = 0; groups[i]; i++) {
+		if (g_str_has_prefix(groups[i], "test ")) {
+			struct lab_test *t = load_test(kf, groups[i], path, err);
+
+			if (!t)
+				break;
+			g_ptr_array_add(s->tests, t);
+		} else if (g_str_has_prefix(groups[i], "suite ")) {
+			g_hash_table_insert(s->suites,
+					    g_strdup(groups[i] + strlen("suite ")),
+					    get_list(kf, groups[i], "tests"));
+		} else {
+			*err = g_strdup_printf("%s: unknown section [%s] (want [test NAME] or [suite NAME])",
+					       path, groups[i]);
+			break;
+		}
+	}
+	g_strfreev(groups);
+	if (*err || check_suites(s, err) != 0)
+		goto fail;
+	g_key_file_free(kf);
+	return s;
+fail:
+	g_key_file_free(kf);
+	lab_suite_free(s);
+	return NULL;
+}
+
+const struct lab_test *lab_suite_test(const struct lab_suite *s,
+				      const char *name)
+{
+	guint i;
+
+	for (i = 0; i < s->tests->len; i++) {
+		const struct lab_test *t = g_ptr_array_index(s->tests, i);
+
+		if (strcmp(t->name, name) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+char *lab_suite_known(const struct lab_suite *s)
+{
+	GString *out = g_string_new("tests:");
+	GList *names = g_hash_table_get_keys(s->suites), *l;
+	guint i;
+
+	for (i = 0; i < s->tests->len; i++)
+		g_string_append_printf(out, " %s",
+			((struct lab_test *)g_ptr_array_index(s->tests, i))->name);
+	g_string_append(out, "; suites:");
+	names = g_list_sort(names, (GCompareFunc)strcmp);
+	for (l = names; l; l = l->next)
+		g_string_append_printf(out, " %s", (char *)l->data);
+	g_list_free(names);
+	return g_string_free(out, FALSE);
+}
+
+static void add_unique(GPtrArray *out, const struct lab_test *t)
+{
+	guint i;
+
+	for (i = 0; i < out->len; i++)
+		if (g_ptr_array_index(out, i) == t)
+			return;
+	g_ptr_array_add(out, (gpointer)t);
+}
+
+static gint by_order(gconstpointer a, gconstpointer b)
+{
+	const struct lab_test *x = *(struct lab_test *const *)a;
+	const struct lab_test *y = *(struct lab_test *const *)b;
+
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+GPtrArray *lab_suite_resolve(const struct lab_suite *s, char **names,
+			     char **err)
+{
+	GPtrArray *out = g_ptr_array_new();
+	int i;
+
+	for (i = 0; names && names[i]; i++) {
+		const struct lab_test *t = lab_suite_test(s, names[i]);
+		char **members = g_hash_table_lookup(s->suites, names[i]);
+
+		if (t) {
+			add_unique(out, t);
+		} else if (members) {
+			for (; *members; members++)
+				add_unique(out, lab_suite_test(s, *members));
+		} else {
+			char *known = lab_suite_known(s);
+
+			*err = g_strdup_printf("unknown test or suite '%s'; %s",
+					       names[i], known);
+			g_free(known);
+			g_ptr_array_free(out, TRUE);
+			return NULL;
+		}
+	}
+	/* g_ptr_array_sort is a stable merge sort: file order breaks ties */
+	g_ptr_array_sort(out, by_order);
+	return out;
+}
+
+/* ---- the tests disk ---- */
+
+static int build_guest_tests(const char *dir)
+{
+	char *argv[] = { "make", "-s", "-C", (char *)dir, NULL };
+	char *log = lab_path("tests-build.log");
+	int rc;
+
+	unlink(log);
+	rc = lab_run(argv, NULL, log, 600);
+	if (rc != 0) {
+		char *tail = lab_tail(log, 15);
+
+		lab_err("building the guest tests failed (make -C %s):\n%s",
+			dir, tail);
+		g_free(tail);
+	}
+	g_free(log);
+	return rc == 0 ? 0 : -1;
+}
+
+static char *bin_key(const char *bin, const char *suite)
+{
+	lab_hash *h = lab_hash_new();
+	GDir *d = g_dir_open(bin, 0, NULL);
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	const char *n;
+	guint i;
+
+	lab_hash_str(h, "lab-tests-1");
+	lab_hash_file(h, suite);
+	while (d && (n = g_dir_read_name(d)))
+		g_ptr_array_add(names, g_strdup(n));
+	if (d)
+		g_dir_close(d);
+	g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+	for (i = 0; i < names->len; i++) {
+		char *p = g_build_filename(bin, g_ptr_array_index(names, i), NULL);
+
+		lab_hash_str(h, g_ptr_array_index(names, i));
+		lab_hash_file(h, p);
+		g_free(p);
+	}
+	g_ptr_array_free(names, TRUE);
+	return lab_hash_finish(h, 16);
+}
+
+char *lab_tests_iso(void)
+{
+	char *src = lab_src_path("tests/guest");
+	char *bin = g_build_filename(src, "bin", NULL);
+	char *suite = lab_src_path("tests/suite.ini");
+	char *key = NULL, *iso = NULL, *tmp = NULL;
+
+	if (build_guest_tests(src) != 0)
+		goto out;
+	key = bin_key(bin, suite);
+	iso = g_strdup_printf("%s/tests/%s.iso", lab_home(), key);
+	if (lab_exists(iso))
+		goto out;
+	tmp = g_strdup_printf("%s/tests", lab_home());
+	lab_mkdir_p(tmp);
+	g_free(tmp);
+	tmp = g_strdup_printf("%s.tmp", iso);
+	{
+		char *gm = g_strdup_printf("suite.ini=%s", suite);
+		char *argv[] = { "genisoimage", "-quiet", "-V", "LABTESTS",
+				 "-r", "-J", "-graft-points", "-o", tmp,
+				 bin, gm, NULL };
+		int rc = lab_run(argv, NULL, NULL, 120);
+
+		g_free(gm);
+		if (rc != 0 || rename(tmp, iso) != 0) {
+			lab_err("making the tests disk %s failed (genisoimage)", iso);
+			unlink(tmp);
+			g_clear_pointer(&iso, g_free);
+		}
+	}
+out:
+	g_free(src);
+	g_free(bin);
+	g_free(suite);
+	g_free(key);
+	g_free(tmp);
+	return iso;
+}

@@ -1,0 +1,46 @@
+/* suite.h - the suite map (tests/suite.ini) and the tests disk that
+ * carries the guest test programs into the guests. */
+#ifndef LAB_SUITE_H
+#define LAB_SUITE_H
+
+#include <stdbool.h>
+#include <glib.h>
+
+struct lab_test {
+	char *name;          /* program name under /lab in the guest */
+	char *seed;          /* "010", or NULL for plumbing checks */
+	char **roles;        /* roles that can run it, in preference order */
+	int order;           /* ascending run order */
+	int timeout_s;       /* hard bound, the runner's kill */
+	bool consumes_boot;  /* a failure spends the guest's kernel */
+	char *needs_cmdline; /* must be in /proc/cmdline, else skip */
+	char **nfs_versions; /* run once per version (NULL: once) */
+	char *amplifier;     /* "PATH=VALUE": written when PATH exists */
+	char *window;        /* for races: what a "window hit" is */
+	char *title;
+};
+
+struct lab_suite {
+	char *path;
+	GPtrArray *tests;    /* struct lab_test *, in file order */
+	GHashTable *suites;  /* name -> char ** of test names */
+};
+
+/* Load and check a suite map: every suite member must be a test, every
+ * test needs seed/roles/timeout. NULL with *err naming file and key. */
+struct lab_suite *lab_suite_load(const char *path, char **err);
+void lab_suite_free(struct lab_suite *s);
+const struct lab_test *lab_suite_test(const struct lab_suite *s,
+				      const char *name);
+/* Expand test and suite names into tests sorted by order (stable). NULL
+ * with *err listing the known names when one is unknown. */
+GPtrArray *lab_suite_resolve(const struct lab_suite *s, char **names,
+			     char **err);
+/* Known test and suite names, one line, for error messages. */
+char *lab_suite_known(const struct lab_suite *s);
+
+/* Build (cached by content hash) the read-only ISO 9660 tests disk from
+ * tests/guest/bin and the suite map; returns its path or NULL. */
+char *lab_tests_iso(void);
+
+#endif

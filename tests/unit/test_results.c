@@ -1,0 +1,133 @@
+/* test_results.c - verdict rules (a console report or a new taint bit beats
+ * the program's exit code), KTAP lines, results.json round trip, JUnit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../src/results.h"
+#include "../../src/util.h"
+
+static enum lab_verdict decide(int rc, bool crashed, guint reports, long taint)
+{
+	char *why = NULL;
+	enum lab_verdict v = lab_verdict_decide(rc, crashed, reports, taint, &why);
+
+	assert_non_null(why);
+	g_free(why);
+	return v;
+}
+
+static void test_verdict_rules(void **state)
+{
+	(void)state;
+	assert_int_equal(decide(0, false, 0, 0), LAB_PASS);
+	assert_int_equal(decide(1, false, 0, 0), LAB_FAIL);
+	assert_int_equal(decide(2, false, 0, 0), LAB_INCONCLUSIVE);
+	assert_int_equal(decide(3, false, 0, 0), LAB_ERROR);
+	assert_int_equal(decide(4, false, 0, 0), LAB_SKIP);
+	assert_int_equal(decide(137, false, 0, 0), LAB_ERROR);
+	/* the kernel's word beats the program's */
+	assert_int_equal(decide(0, false, 1, 0), LAB_FAIL);
+	assert_int_equal(decide(0, false, 0, 512), LAB_FAIL);
+	assert_int_equal(decide(4, false, 2, 0), LAB_FAIL);
+	assert_int_equal(decide(-1, true, 0, 0), LAB_FAIL);
+}
+
+static void test_taint_bits(void **state)
+{
+	(void)state;
+	assert_int_equal(lab_taint_bad_bits(0, 512), 512);      /* W */
+	assert_int_equal(lab_taint_bad_bits(0, 128 | 512), 640); /* D + W */
+	assert_int_equal(lab_taint_bad_bits(512, 512), 0);      /* not new */
+	assert_int_equal(lab_taint_bad_bits(0, 4096), 0);       /* O: no complaint */
+	assert_int_equal(lab_taint_bad_bits(-1, 512), 0);       /* unknown */
+}
+
+static struct lab_run *sample_run(const char *dir)
+{
+	struct lab_run *run = g_new0(struct lab_run, 1);
+	struct lab_result *a = lab_result_new("t010-dvb-demux-feeds", "t010-dvb-demux-feeds");
+	struct lab_result *b = lab_result_new("t009-nfs-umount-race:v4.1", "t009-nfs-umount-race");
+
+	run->id = g_strdup("20261203-120000-baseline");
+	run->dir = g_strdup(dir);
+	run->topology = g_strdup("smoke");
+	run->kernel = g_strdup("baseline");
+	run->results = g_ptr_array_new_with_free_func((GDestroyNotify)lab_result_free);
+	a->verdict = LAB_FAIL;
+	a->reason = g_strdup("the kernel complained on the console (1 report)");
+	a->seed = g_strdup("010");
+	g_ptr_array_add(a->reports, g_strdup("list-corruption|list_add corruption in dvb_dmxdev_start_feed|list_add corruption. next is NULL."));
+	b->verdict = LAB_INCONCLUSIVE;
+	b->reason = g_strdup("inconclusive: the window was never hit");
+	b->window_hits = 0;
+	g_ptr_array_add(run->results, a);
+	g_ptr_array_add(run->results, b);
+	return run;
+}
+
+static void test_ktap_lines(void **state)
+{
+	struct lab_run *run = sample_run("/nonexistent");
+	char *l1 = lab_result_ktap_line(g_ptr_array_index(run->results, 0), 1);
+	char *l2 = lab_result_ktap_line(g_ptr_array_index(run->results, 1), 2);
+
+	(void)state;
+	assert_true(g_str_has_prefix(l1, "not ok 1 t010-dvb-demux-feeds # "));
+	assert_non_null(strstr(l1, "list_add corruption in dvb_dmxdev_start_feed"));
+	/* inconclusive is never reported as a plain "ok" */
+	assert_true(g_str_has_prefix(l2, "ok 2 t009-nfs-umount-race:v4.1 # SKIP inconclusive"));
+	g_free(l1);
+	g_free(l2);
+	lab_run_free(run);
+}
+
+static void test_json_round_trip_and_junit(void **state)
+{
+	char *dir = g_dir_make_tmp("lab-results-XXXXXX", NULL);
+	struct lab_run *run = sample_run(dir), *back;
+	char *path = g_build_filename(dir, "results.json", NULL);
+	char *xml = NULL, *junit = g_build_filename(dir, "junit.xml", NULL);
+	struct lab_result *r;
+
+	(void)state;
+	assert_int_equal(lab_results_write(run), 0);
+	back = lab_results_load(path);
+	assert_non_null(back);
+	assert_int_equal(back->results->len, 2);
+	r = g_ptr_array_index(back->results, 0);
+	assert_int_equal(r->verdict, LAB_FAIL);
+	assert_string_equal(r->seed, "010");
+	assert_int_equal(r->reports->len, 1);
+	assert_non_null(strstr(g_ptr_array_index(r->reports, 0), "dvb_dmxdev_start_feed"));
+	r = g_ptr_array_index(back->results, 1);
+	assert_int_equal(r->verdict, LAB_INCONCLUSIVE);
+	assert_int_equal(r->window_hits, 0);
+	assert_true(g_file_get_contents(junit, &xml, NULL, NULL));
+	assert_non_null(strstr(xml, "<testsuite"));
+	assert_non_null(strstr(xml, "<failure"));
+	lab_run_free(run);
+	lab_run_free(back);
+	lab_rm_rf(dir);
+	g_free(dir);
+	g_free(path);
+	g_free(junit);
+	g_free(xml);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_verdict_rules),
+		cmocka_unit_test(test_taint_bits),
+		cmocka_unit_test(test_ktap_lines),
+		cmocka_unit_test(test_json_round_trip_and_junit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
