@@ -2,9 +2,10 @@
 # `make check`: every test of the project, as one TAP stream.
 #   1. unit tests (cmocka, TAP output) and cppcheck;
 #   2. integration: build both kernels (cached by content hash), check the
-#      series, build the guest image, boot the smoke topology on the patched
-#      kernel, run a command through the guest agent, tear down, and prove
-#      that bad input and Ctrl-C leave nothing behind.
+#      series, build the guest image, boot the smoke topology on each kernel,
+#      run seed 010's reproducer there with `lab run` (fail on baseline, pass
+#      on patched), check the guest agent, tear down, and prove that bad
+#      input and Ctrl-C leave nothing behind.
 # LAB_INTEGRATION=0 runs only part 1. Every step has a timeout, so a hang
 # fails the step instead of the whole run. Ends with "N passed, N failed".
 set -u
@@ -53,7 +54,7 @@ leftovers() {
 unit_tests() {
 	local out
 	say "# unit tests"
-	for t in tests/unit/test_cli tests/unit/test_topology tests/unit/test_domxml; do
+	for t in $(ls tests/unit/test_*.c | sed 's/\.c$//'); do
 		out=$(CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" 2>&1)
 		while IFS= read -r line; do
 			case "$line" in
@@ -63,27 +64,68 @@ unit_tests() {
 		done <<<"$out"
 	done
 	step "cppcheck" 300 make -s cppcheck
+	report_in_browser
 }
 
-smoke_boot() {
-	local expect out
-	step "lab up -t smoke (patched kernel)" 900 ./lab up -t smoke --kernel patched || {
+# The review's HTML report, rendered from fixture runs, opened in a real
+# headless browser (Debian's chromium): it loads and shows eleven rows.
+report_in_browser() {
+	local d=$logs/report rows
+	./lab report "$d" tests/unit/runs/baseline tests/unit/runs/patched >"$logs/report.log" 2>&1
+	rows=$(timeout 120 chromium --headless --no-sandbox --disable-gpu \
+		--dump-dom "file://$d/report.html" 2>>"$logs/report.log" | grep -c '<tr class="row"')
+	[ "$rows" = 11 ]
+	record "report.html loads in headless chromium and shows 11 rows" $? \
+		"rows: $rows; $(tail -n 5 "$logs/report.log")"
+}
+
+# verdict RUN_DIR TEST: the test's verdict in the run's results.json
+verdict() {
+	tr -d ' \n' <"$1/results.json" | grep -o "\"name\":\"$2\"[^}]*" |
+		grep -o '"verdict":"[a-z]*"' | head -1 | cut -d'"' -f4
+}
+
+# The smoke guest on one kernel: up, agent checks (patched), the reproducer
+# of seed 010 through `lab run`, down. Prints the run directory.
+smoke_kernel() {
+	local k=$1 expect out run
+	step "lab up -t smoke --kernel $k" 900 ./lab up -t smoke --kernel "$k" || {
 		./lab down >/dev/null 2>&1
 		return 1
 	}
-	expect=$(make -s -C "$LAB_HOME_DIR/kernel/src" kernelversion 2>/dev/null)
-	out=$(timeout 120 ./lab exec smoke -- uname -r 2>&1)
-	[ "$out" = "$expect" ]
-	record "guest agent: uname -r in the guest is the lab's kernel ($expect)" $? "got: $out"
-	out=$(timeout 60 ./lab exec smoke -- sh -c 'ip -4 -o addr show dev eth0' 2>&1)
-	case "$out" in *169.254.20.1/16*) true ;; *) false ;; esac
-	record "guest got its link-local address from its NoCloud seed" $? "$out"
-	timeout 60 ./lab status >"$logs/status.log" 2>&1
-	grep -q 'smoke .*running' "$logs/status.log"
-	record "lab status shows the guest running" $? "$(cat "$logs/status.log")"
-	step "lab down" 300 ./lab down
+	if [ "$k" = patched ]; then
+		expect=$(make -s -C "$LAB_HOME_DIR/kernel/src" kernelversion 2>/dev/null)
+		out=$(timeout 120 ./lab exec smoke -- uname -r 2>&1)
+		[ "$out" = "$expect" ]
+		record "guest agent: uname -r in the guest is the lab's kernel ($expect)" $? "got: $out"
+		out=$(timeout 60 ./lab exec smoke -- sh -c 'ip -4 -o addr show dev eth0' 2>&1)
+		case "$out" in *169.254.20.1/16*) true ;; *) false ;; esac
+		record "guest got its link-local address from its NoCloud seed" $? "$out"
+		timeout 60 ./lab status >"$logs/status.log" 2>&1
+		grep -q 'smoke .*running' "$logs/status.log"
+		record "lab status shows the guest running" $? "$(cat "$logs/status.log")"
+	fi
+	timeout --foreground 600 ./lab run t010-dvb-demux-feeds >"$logs/run-$k.log" 2>&1
+	cp -r "$LAB_HOME_DIR/runs/latest/." "$logs/run-$k" 2>/dev/null
+	step "lab down ($k)" 300 ./lab down
 	[ -z "$(leftovers)" ]
-	record "no domain or network left after lab down" $? "$(leftovers)"
+	record "no domain or network left after lab down ($k)" $? "$(leftovers)"
+}
+
+# CI proves a reproducer can tell the kernels apart: seed 010's test must
+# fail on baseline with the kernel's own report and pass on patched.
+smoke_ab() {
+	local v
+	smoke_kernel baseline
+	v=$(verdict "$logs/run-baseline" t010-dvb-demux-feeds)
+	[ "$v" = fail ] && grep -rqE 'list_add corruption|dvb_dmxdev' "$logs/run-baseline/tests"
+	record "t010 on baseline: fail, with the kernel's list corruption report" $? \
+		"verdict: ${v:-none}; $(tail -n 8 "$logs/run-baseline.log")"
+	smoke_kernel patched
+	v=$(verdict "$logs/run-patched" t010-dvb-demux-feeds)
+	[ "$v" = pass ]
+	record "t010 on patched: pass (console clean, ioctls return 0)" $? \
+		"verdict: ${v:-none}; $(tail -n 8 "$logs/run-patched.log")"
 }
 
 # Bad input and Ctrl-C: nothing may be left behind.
@@ -116,7 +158,7 @@ integration() {
 	step "lab build all again is a cache hit" 60 sh -c './lab build all | grep -c "cache hit" | grep -qx 2'
 	step "lab check-series (bugs+fixes restore pristine, touched files build)" 1800 ./lab check-series
 	step "lab image (Debian guest image; cached)" 1800 ./lab image || return
-	smoke_boot
+	smoke_ab
 	faults
 }
 

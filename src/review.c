@@ -1,0 +1,260 @@
+/* review.c - the main job. `lab review` builds (or takes from cache) both
+ * kernels and the image, runs the suite on the baseline kernel and then on
+ * the patched kernel, each on fresh guests, and writes the report;
+ * `lab report` re-renders one, `lab compare` compares any two runs. */
+#include "review.h"
+#include "kernel.h"
+#include "image.h"
+#include "report.h"
+#include "results.h"
+#include "run.h"
+#include "suite.h"
+#include "util.h"
+#include "virt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define READY_TIMEOUT_S 900
+
+struct review_opts {
+	const char *topology;
+	int duration_s;
+	bool keep_going; /* report even when one kernel's run broke */
+};
+
+/* Up, run, down on one kernel. Returns the run dir or NULL. */
+static char *one_kernel(const struct review_opts *o, const char *kernel,
+			const char *iso)
+{
+	struct lab_up_opts up = { o->topology, kernel, "auto", iso,
+				  READY_TIMEOUT_S, false };
+	char *phase = g_strdup_printf("up (%s)", kernel);
+	char *run_dir = NULL;
+	int rc;
+
+	lab_info("=== %s kernel ===", kernel);
+	lab_phase_begin(phase);
+	rc = lab_up(&up);
+	lab_phase_end();
+	g_free(phase);
+	if (rc != 0)
+		return NULL;
+	rc = lab_run_tests(NULL, o->duration_s, &run_dir);
+	lab_phase_begin("down");
+	lab_down(true);
+	lab_phase_end();
+	if (rc == 130 || rc == 2) {
+		g_free(run_dir);
+		return NULL;
+	}
+	return run_dir;
+}
+
+static int prepare(void)
+{
+	char *build[] = { "build", "all", NULL };
+	char *image[] = { "image", NULL };
+
+	if (cmd_build(2, build) != 0 || lab_interrupted)
+		return -1;
+	return cmd_image(1, image) == 0 && !lab_interrupted ? 0 : -1;
+}
+
+static char *review_dir(void)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+	return g_strdup_printf("%s/reviews/%s", lab_home(), stamp);
+}
+
+static int review(const struct review_opts *o)
+{
+	char *iso = NULL, *base = NULL, *patched = NULL, *dir = NULL;
+	double t0 = lab_now();
+	int rc = 1, short_rows;
+
+	if (prepare() != 0)
+		goto out;
+	lab_phase_begin("tests disk");
+	iso = lab_tests_iso();
+	lab_phase_end();
+	if (!iso)
+		goto out;
+	base = one_kernel(o, "baseline", iso);
+	if (lab_interrupted || (!base && !o->keep_going))
+		goto out;
+	patched = one_kernel(o, "patched", iso);
+	if (lab_interrupted)
+		goto out;
+	dir = review_dir();
+	short_rows = lab_report_write(dir, base, patched);
+	lab_info("review finished in %.0f s: %s", lab_now() - t0, dir);
+	rc = short_rows == 0 ? 0 : 1;
+	if (short_rows > 0)
+		lab_err("%d row(s) fall short of 'fix verified' (named above)", short_rows);
+out:
+	if (lab_interrupted)
+		lab_err("review interrupted; runs written so far are kept under %s/runs",
+			lab_home());
+	g_free(iso);
+	g_free(base);
+	g_free(patched);
+	g_free(dir);
+	return lab_interrupted ? 130 : rc;
+}
+
+static const char review_usage[] =
+	"usage: lab review [-t TOPOLOGY] [--duration SECONDS] [--keep-going]\n"
+	"  Build both kernels, run the suite on baseline then on patched, and\n"
+	"  write report.txt/json/html under $LAB_HOME/reviews/.\n";
+
+int cmd_review(int argc, char **argv)
+{
+	struct review_opts o = { "default", 0, false };
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--topology")) && i + 1 < argc) {
+			o.topology = argv[++i];
+		} else if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
+			o.duration_s = atoi(argv[++i]);
+			if (o.duration_s <= 0) {
+				lab_err("review: --duration needs a positive number of seconds");
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--keep-going")) {
+			o.keep_going = true;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(review_usage, stdout);
+			return 0;
+		} else {
+			lab_err("review: bad argument '%s'\n%s", argv[i], review_usage);
+			return 2;
+		}
+	}
+	rc = review(&o);
+	lab_phase_summary();
+	return rc;
+}
+
+/* `lab report DIR`: DIR is a review directory (baseline/ and patched/
+ * link the runs), or give the two runs. */
+int cmd_report(int argc, char **argv)
+{
+	char *base, *patched, *dir;
+	int rc;
+
+	if (argc == 2 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
+		dir = g_strdup(argv[1]);
+		base = g_build_filename(dir, "baseline", NULL);
+		patched = g_build_filename(dir, "patched", NULL);
+	} else if (argc == 4) {
+		dir = g_strdup(argv[1]);
+		base = g_strdup(argv[2]);
+		patched = g_strdup(argv[3]);
+	} else {
+		fputs("usage: lab report REVIEW_DIR\n"
+		      "       lab report OUT_DIR BASELINE_RUN PATCHED_RUN\n", stdout);
+		return argc == 2 ? 0 : 2;
+	}
+	if (!lab_exists(base) && !lab_exists(patched)) {
+		lab_err("%s has no baseline/ or patched/ run", dir);
+		rc = 1;
+	} else {
+		char *b = realpath(base, NULL), *p = realpath(patched, NULL);
+
+		rc = lab_report_write(dir, b, p) == 0 ? 0 : 1;
+		free(b);
+		free(p);
+	}
+	g_free(base);
+	g_free(patched);
+	g_free(dir);
+	return rc;
+}
+
+static struct lab_run *load(const char *dir)
+{
+	char *p = g_str_has_suffix(dir, ".json") ? g_strdup(dir)
+		: g_build_filename(dir, "results.json", NULL);
+	struct lab_run *r = lab_results_load(p);
+
+	g_free(p);
+	return r;
+}
+
+static const struct lab_result *find(const struct lab_run *r, const char *name)
+{
+	guint i;
+
+	for (i = 0; i < r->results->len; i++) {
+		const struct lab_result *x = g_ptr_array_index(r->results, i);
+
+		if (strcmp(x->name, name) == 0)
+			return x;
+	}
+	return NULL;
+}
+
+const char *lab_compare_change(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a ? "only in A" : "only in B";
+	if (strcmp(a, b) == 0)
+		return "unchanged";
+	if (strcmp(a, "fail") == 0 && strcmp(b, "pass") == 0)
+		return "fixed";
+	if (strcmp(a, "pass") == 0 && strcmp(b, "fail") == 0)
+		return "regressed";
+	return "flaky";
+}
+
+static void compare_line(const char *name, const struct lab_result *x,
+			 const struct lab_result *y)
+{
+	const char *a = x ? lab_verdict_name(x->verdict) : NULL;
+	const char *b = y ? lab_verdict_name(y->verdict) : NULL;
+
+	printf("%-36s %-13s %-13s %s\n", name, a ? a : "-", b ? b : "-",
+	       lab_compare_change(a, b));
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct lab_run *a, *b;
+	guint i;
+
+	if (argc != 3) {
+		fputs("usage: lab compare RUN_A RUN_B\n"
+		      "  per test: fixed, regressed, unchanged, flaky (any other change)\n",
+		      stdout);
+		return argc == 2 && !strcmp(argv[1], "--help") ? 0 : 2;
+	}
+	a = load(argv[1]);
+	b = a ? load(argv[2]) : NULL;
+	if (!a || !b) {
+		lab_run_free(a);
+		return 1;
+	}
+	printf("%-36s %-13s %-13s %s\n", "test", a->kernel ? a->kernel : "A",
+	       b->kernel ? b->kernel : "B", "change");
+	for (i = 0; i < a->results->len; i++) {
+		const struct lab_result *x = g_ptr_array_index(a->results, i);
+
+		compare_line(x->name, x, find(b, x->name));
+	}
+	for (i = 0; i < b->results->len; i++) {
+		const struct lab_result *y = g_ptr_array_index(b->results, i);
+
+		if (!find(a, y->name))
+			compare_line(y->name, NULL, y);
+	}
+	lab_run_free(a);
+	lab_run_free(b);
+	return 0;
+}
