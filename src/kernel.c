@@ -73,35 +73,53 @@ char **lab_series_read(const char *series_path)
 	return (char **)g_ptr_array_free(out, FALSE);
 }
 
-/* The patch files making up a variant, in push order. */
-static char **variant_patches(const char *review, enum lab_variant v)
+/* Patches of one series of a review, as paths; an optional series that is
+ * absent is empty. NULL (message printed) on error. */
+static char **review_series(const char *review, const char *name,
+			    bool optional)
 {
-	char *rdir = g_build_filename(lab_srcdir(), "patches", review, NULL);
-	char *bugs_s = g_build_filename(rdir, "bugs", "series", NULL);
-	char *fix_s = g_build_filename(rdir, "fixes", "series", NULL);
-	char **bugs = lab_series_read(bugs_s);
-	char **fixes = NULL;
-	GPtrArray *all;
+	char *path = g_build_filename(lab_srcdir(), "patches", review, name,
+				      "series", NULL);
+	char **out;
+
+	if (optional && !lab_exists(path))
+		out = g_new0(char *, 1);
+	else
+		out = lab_series_read(path);
+	g_free(path);
+	return out;
+}
+
+static void append_all(GPtrArray *all, char **list)
+{
 	int i;
 
-	if (bugs && v == LAB_PATCHED)
-		fixes = lab_series_read(fix_s);
-	g_free(rdir);
-	g_free(bugs_s);
-	g_free(fix_s);
-	if (!bugs || (v == LAB_PATCHED && !fixes)) {
-		g_strfreev(bugs);
-		return NULL;
+	for (i = 0; list[i]; i++)
+		g_ptr_array_add(all, g_strdup(list[i]));
+}
+
+/* The patch files making up a variant, in push order: support/ (test knobs
+ * both kernels share), bugs/, and for patched fixes/. */
+static char **variant_patches(const char *review, enum lab_variant v)
+{
+	char **support = review_series(review, "support", true);
+	char **bugs = support ? review_series(review, "bugs", false) : NULL;
+	char **fixes = bugs && v == LAB_PATCHED
+		? review_series(review, "fixes", false) : NULL;
+	GPtrArray *all = NULL;
+
+	if (bugs && (v == LAB_BASELINE || fixes)) {
+		all = g_ptr_array_new();
+		append_all(all, support);
+		append_all(all, bugs);
+		if (fixes)
+			append_all(all, fixes);
+		g_ptr_array_add(all, NULL);
 	}
-	all = g_ptr_array_new();
-	for (i = 0; bugs[i]; i++)
-		g_ptr_array_add(all, g_strdup(bugs[i]));
-	for (i = 0; fixes && fixes[i]; i++)
-		g_ptr_array_add(all, g_strdup(fixes[i]));
-	g_ptr_array_add(all, NULL);
+	g_strfreev(support);
 	g_strfreev(bugs);
 	g_strfreev(fixes);
-	return (char **)g_ptr_array_free(all, FALSE);
+	return all ? (char **)g_ptr_array_free(all, FALSE) : NULL;
 }
 
 /* Name a patch by its last two path parts: "bugs/001-x.patch". */
@@ -817,7 +835,8 @@ out:
 static const char build_usage[] =
 	"usage: lab build [--review NAME] baseline|patched|all\n"
 	"  Build the kernel variant(s) from linux-source-6.1 + patches/NAME/.\n"
-	"  baseline = bugs/series; patched = bugs/series + fixes/series.\n";
+	"  baseline = support/ + bugs/; patched = support/ + bugs/ + fixes/\n"
+	"  (support/: test knobs both kernels share, optional).\n";
 
 int cmd_build(int argc, char **argv)
 {
@@ -893,6 +912,36 @@ static int same_file(const char *a, const char *b)
 	return lab_run(argv, NULL, NULL, 60) == 0;
 }
 
+/* Copy the touched files of a tree state: what bugs/ + fixes/ must give
+ * back (pristine 6.1 plus the shared support/ knobs). */
+static int snapshot(const char *work, const char *ref, GHashTable *touched)
+{
+	GHashTableIter it;
+	gpointer f;
+
+	lab_rm_rf(ref);
+	g_hash_table_iter_init(&it, touched);
+	while (g_hash_table_iter_next(&it, &f, NULL)) {
+		char *a = g_build_filename(work, f, NULL);
+		char *b = g_build_filename(ref, f, NULL);
+		char *dir = g_path_get_dirname(b), *data = NULL;
+		gsize len = 0;
+		int rc = 0;
+
+		lab_mkdir_p(dir);
+		/* a file the bugs create is absent here: "missing" must match */
+		if (g_file_get_contents(a, &data, &len, NULL))
+			rc = lab_write_file(b, data, (gssize)len);
+		g_free(a);
+		g_free(b);
+		g_free(dir);
+		g_free(data);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Apply the whole stack to a hard-linked copy of a pristine tree (patch(1)
  * replaces files rather than writing through links) and compare. */
 static int check_pristine(const char *review, GHashTable *touched)
@@ -900,12 +949,16 @@ static int check_pristine(const char *review, GHashTable *touched)
 	char *root = lab_path("check");
 	char *pristine = g_build_filename(root, "pristine", NULL);
 	char *work = g_build_filename(root, "work", NULL);
+	char *ref = g_build_filename(root, "ref", NULL);
 	char **all = variant_patches(review, LAB_PATCHED);
+	char **support = review_series(review, "support", true);
+	int n_support = support ? (int)g_strv_length(support) : 0;
 	struct tree t = { .lock_fd = -1 };
 	GHashTableIter it;
 	gpointer f;
 	int i, rc = -1, diffs = 0;
 
+	g_strfreev(support);
 	if (!all || lab_mkdir_p(root) != 0)
 		goto out;
 	if (!lab_exists(pristine)) {
@@ -932,7 +985,11 @@ static int check_pristine(const char *review, GHashTable *touched)
 	t.src = work;
 	for (i = 0; all[i]; i++) {
 		char *out = NULL;
-		char *label = patch_label(all[i]);
+		char *label;
+
+		if (i == n_support && snapshot(work, ref, touched) != 0)
+			goto out;
+		label = patch_label(all[i]);
 
 		if (run_patch(&t, all[i], false, false, &out) != 0) {
 			lab_err("%s does not apply (after the patches before it):\n%s",
@@ -947,11 +1004,11 @@ static int check_pristine(const char *review, GHashTable *touched)
 	}
 	g_hash_table_iter_init(&it, touched);
 	while (g_hash_table_iter_next(&it, &f, NULL)) {
-		char *a = g_build_filename(pristine, f, NULL);
+		char *a = g_build_filename(ref, f, NULL);
 		char *b = g_build_filename(work, f, NULL);
 
 		if (!same_file(a, b)) {
-			lab_err("bugs/ + fixes/ do not restore pristine 6.1 in %s",
+			lab_err("bugs/ + fixes/ do not restore pristine 6.1 (+ support/) in %s",
 				(char *)f);
 			diffs++;
 		}
@@ -959,16 +1016,19 @@ static int check_pristine(const char *review, GHashTable *touched)
 		g_free(b);
 	}
 	if (diffs == 0)
-		lab_info("ok bugs/ + fixes/ restore pristine 6.1 in all %u touched files",
+		lab_info("ok bugs/ + fixes/ restore pristine 6.1%s in all %u touched files",
+			 n_support ? " (+ support/)" : "",
 			 g_hash_table_size(touched));
 	rc = diffs ? -1 : 0;
 out:
 	t.src = NULL;
 	lab_rm_rf(work);
+	lab_rm_rf(ref);
 	g_strfreev(all);
 	g_free(root);
 	g_free(pristine);
 	g_free(work);
+	g_free(ref);
 	return rc;
 }
 
@@ -1029,11 +1089,17 @@ int cmd_check_series(int argc, char **argv)
 	}
 	if (!tarball_present())
 		goto out;
+	/* the files bugs/ and fixes/ touch (support/ stays, by design) */
 	all = variant_patches(review, LAB_PATCHED);
 	if (!all)
 		goto out;
-	for (i = 0; all[i]; i++)
-		patch_files(all[i], touched);
+	{
+		char **support = review_series(review, "support", true);
+
+		for (i = support ? (int)g_strv_length(support) : 0; all[i]; i++)
+			patch_files(all[i], touched);
+		g_strfreev(support);
+	}
 	lab_phase_begin("check pristine");
 	if (check_pristine(review, touched) != 0)
 		goto out;

@@ -186,11 +186,43 @@ struct instance_spec {
 	bool last_on_guest;
 };
 
+#define NFS_DIR "/mnt/lab-nfs"
+
+/* Plumbing the suite map asks for around a test: an NFS mount of the
+ * server's export at the version under test, a netem delay on eth0. A
+ * setup that fails is exit 3 (error), never a verdict on the kernel. */
+static void test_setup(struct run_ctx *c, const struct instance_spec *s,
+		       GString *cmd)
+{
+	if (s->t->nfs_mount && c->nfs_server)
+		g_string_append_printf(cmd, "mkdir -p " NFS_DIR " && mount -t nfs -o "
+				       "vers=%s,nosharecache %s:/srv/nfs " NFS_DIR
+				       " || exit 3; ", s->vers ? s->vers : "3",
+				       c->nfs_server);
+	if (s->t->netem)
+		g_string_append_printf(cmd, "tc qdisc replace dev eth0 root netem "
+				       "delay %s || exit 3; ", s->t->netem);
+}
+
+static void test_teardown(const struct instance_spec *s, GString *cmd)
+{
+	g_string_append(cmd, "; rc=$?; ");
+	if (s->t->netem)
+		g_string_append(cmd, "tc qdisc del dev eth0 root 2>/dev/null; ");
+	if (s->t->nfs_mount)
+		g_string_append(cmd, "umount -f " NFS_DIR " 2>/dev/null; ");
+	g_string_append(cmd, "exit $rc");
+}
+
 static char *test_command(struct run_ctx *c, const struct instance_spec *s)
 {
-	GString *cmd = g_string_new("cd /tmp && env LAB_TEST=");
+	GString *cmd = g_string_new("cd /tmp && ");
 
+	test_setup(c, s, cmd);
+	g_string_append(cmd, "env LAB_TEST=");
 	g_string_append(cmd, s->name);
+	if (s->t->nfs_mount)
+		g_string_append(cmd, " LAB_NFS_DIR=" NFS_DIR);
 	if (c->nfs_server)
 		g_string_append_printf(cmd, " LAB_NFS_SERVER=%s LAB_NFS_EXPORT=/srv/nfs",
 				       c->nfs_server);
@@ -201,6 +233,7 @@ static char *test_command(struct run_ctx *c, const struct instance_spec *s)
 	/* the runner's own bound, on top of the program's */
 	g_string_append_printf(cmd, " timeout -s KILL %d /lab/%s 2>&1",
 			       s->t->timeout_s, s->t->name);
+	test_teardown(s, cmd);
 	return g_string_free(cmd, FALSE);
 }
 
@@ -253,8 +286,8 @@ static char *amplifier_set(const struct instance_spec *s)
 			      "else echo absent; fi", kv[0], kv[1] ? kv[1] : "",
 			      kv[0]);
 	gsh(s->g->name, cmd, 30, &out, NULL);
-	note = g_strdup_printf("race amplifier %s: %s", s->t->amplifier,
-			       out && g_str_has_prefix(out, "on") ? "on (baseline-only knob)"
+	note = g_strdup_printf("race knob %s: %s", s->t->amplifier,
+			       out && g_str_has_prefix(out, "on") ? "on (lab test knob, patches/*/support)"
 								   : "absent in this kernel");
 	g_free(out);
 	g_free(cmd);

@@ -23,6 +23,7 @@ static void test_free(gpointer p)
 	g_strfreev(t->nfs_versions);
 	g_free(t->amplifier);
 	g_free(t->window);
+	g_free(t->netem);
 	g_free(t->title);
 	g_free(t);
 }
@@ -65,6 +66,8 @@ static struct lab_test *load_test(GKeyFile *kf, const char *grp,
 	t->nfs_versions = get_list(kf, grp, "nfs_versions");
 	t->amplifier = g_key_file_get_string(kf, grp, "amplifier", NULL);
 	t->window = g_key_file_get_string(kf, grp, "window", NULL);
+	t->nfs_mount = g_key_file_get_boolean(kf, grp, "nfs_mount", NULL);
+	t->netem = g_key_file_get_string(kf, grp, "netem", NULL);
 	t->title = g_key_file_get_string(kf, grp, "title", NULL);
 	if (!t->roles || e || t->timeout_s <= 0) {
 		*err = g_strdup_printf("%s: [%s] needs roles= and a positive timeout=%s%s",

@@ -17,6 +17,8 @@ struct lab_test {
 	char **nfs_versions; /* run once per version (NULL: once) */
 	char *amplifier;     /* "PATH=VALUE": written when PATH exists */
 	char *window;        /* for races: what a "window hit" is */
+	bool nfs_mount;      /* runner mounts the export at LAB_NFS_DIR */
+	char *netem;         /* delay on eth0 during the test, e.g. "20ms" */
 	char *title;
 };
 
