@@ -224,6 +224,8 @@ static struct lab_row *make_row(GKeyFile *kf, const char *grp,
 	row->article = g_key_file_get_string(kf, grp, "article", NULL);
 	row->title = g_key_file_get_string(kf, grp, "title", NULL);
 	row->impact = g_key_file_get_string(kf, grp, "impact", NULL);
+	if (g_key_file_get_boolean(kf, grp, "synthetic", NULL))
+		row->synthetic = true;
 	if (!reproducible) {
 		row->conclusion = LAB_NOT_REPRODUCIBLE;
 		row->why = g_strdup(reason ? reason : "");
@@ -299,7 +301,9 @@ char *lab_report_text(GPtrArray *rows)
 		if (r->base_verdict)
 			g_string_append_printf(t, "          baseline: %s\n",
 					       r->base_evidence);
-		g_string_append_printf(t, "          %s%s%s\n", r->why,
+		g_string_append_printf(t, "          %s%s%s%s\n",
+				       r->synthetic ? "SYNTHETIC (fault injection): " : "",
+				       r->why,
 				       r->impact_class ? "; impact: " : "",
 				       r->impact_class ? r->impact_class : "");
 		g_free(title);
@@ -339,6 +343,7 @@ char *lab_report_json(GPtrArray *rows, const struct lab_run *base,
 		jadd(j, "why", r->why);
 		jadd(j, "impact_class", r->impact_class);
 		jadd(j, "baseline_dir", r->base_dir);
+		json_object_object_add(j, "synthetic", json_object_new_boolean(r->synthetic));
 		json_object_array_add(arr, j);
 	}
 	json_object_object_add(o, "rows", arr);
@@ -410,7 +415,9 @@ static void html_row(GString *h, const struct lab_row *r)
 	html_cell(h, "v-", r->counts ? r->patched_verdict : "n/a");
 	g_string_append_printf(h, "<td><code>%s</code></td>", pe);
 	html_cell(h, "c-", lab_conclusion_name(r->conclusion));
-	g_string_append_printf(h, "<td>%s%s%s</td></tr>\n", why,
+	g_string_append_printf(h, "<td>%s%s%s%s</td></tr>\n",
+			       r->synthetic ? "<b>SYNTHETIC: fault injection, not a user-space trigger.</b><br>" : "",
+			       why,
 			       r->impact_class ? "<br><b>impact:</b> " : "",
 			       r->impact_class ? r->impact_class : "");
 	g_free(t);

@@ -26,6 +26,7 @@ struct lab_row {
 	char *excerpt;         /* baseline console excerpt */
 	char *base_dir;        /* the failing baseline test's dir, for links */
 	bool counts;           /* part of the exit status */
+	bool synthetic;        /* the only test is fault injection */
 };
 
 const char *lab_conclusion_name(enum lab_conclusion c);

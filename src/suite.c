@@ -24,6 +24,7 @@ static void test_free(gpointer p)
 	g_free(t->amplifier);
 	g_free(t->window);
 	g_free(t->netem);
+	g_free(t->expected_report);
 	g_free(t->title);
 	g_free(t);
 }
@@ -68,6 +69,7 @@ static struct lab_test *load_test(GKeyFile *kf, const char *grp,
 	t->window = g_key_file_get_string(kf, grp, "window", NULL);
 	t->nfs_mount = g_key_file_get_boolean(kf, grp, "nfs_mount", NULL);
 	t->netem = g_key_file_get_string(kf, grp, "netem", NULL);
+	t->expected_report = g_key_file_get_string(kf, grp, "expected_report", NULL);
 	t->title = g_key_file_get_string(kf, grp, "title", NULL);
 	if (!t->roles || e || t->timeout_s <= 0) {
 		*err = g_strdup_printf("%s: [%s] needs roles= and a positive timeout=%s%s",
@@ -246,7 +248,52 @@ static int build_guest_tests(const char *dir)
 	return rc == 0 ? 0 : -1;
 }
 
-static char *bin_key(const char *bin, const char *suite)
+/* The fault-injection module (tests/kmod) against the lab's kernel tree.
+ * Both kernels share struct layouts and version, so one build serves both.
+ * Returns the .ko path, or NULL with a message. */
+static char *build_kmod(void)
+{
+	char *obj = lab_path("kernel/obj"), *src = lab_path("kernel/src");
+	char *dir = lab_path("kmod"), *ko = NULL, *vmlinux;
+	char *from = lab_src_path("tests/kmod");
+	char *log = lab_path("kmod-build.log");
+
+	vmlinux = g_build_filename(obj, "vmlinux", NULL);
+	if (!lab_exists(vmlinux)) {
+		lab_err("no built kernel tree in %s for the test module: run `lab build all`", obj);
+		goto out;
+	}
+	lab_rm_rf(dir);
+	lab_mkdir_p(dir);
+	{
+		char *cp = g_strdup_printf("%s/.", from);
+		char *cpv[] = { "cp", "-r", cp, dir, NULL };
+		char *m = g_strdup_printf("M=%s", dir), *o = g_strdup_printf("O=%s", obj);
+		char *mk[] = { "make", "-C", src, o, m, "modules", NULL };
+		int rc = lab_run(cpv, NULL, NULL, 60);
+
+		unlink(log);
+		if (rc == 0)
+			rc = lab_run(mk, NULL, log, 600);
+		if (rc == 0)
+			ko = g_build_filename(dir, "lab_hda_zero.ko", NULL);
+		else
+			lab_err("building tests/kmod failed; see %s", log);
+		g_free(cp);
+		g_free(m);
+		g_free(o);
+	}
+out:
+	g_free(obj);
+	g_free(src);
+	g_free(dir);
+	g_free(vmlinux);
+	g_free(from);
+	g_free(log);
+	return ko;
+}
+
+static char *bin_key(const char *bin, const char *suite, const char *ko)
 {
 	lab_hash *h = lab_hash_new();
 	GDir *d = g_dir_open(bin, 0, NULL);
@@ -254,8 +301,9 @@ static char *bin_key(const char *bin, const char *suite)
 	const char *n;
 	guint i;
 
-	lab_hash_str(h, "lab-tests-1");
+	lab_hash_str(h, "lab-tests-2");
 	lab_hash_file(h, suite);
+	lab_hash_file(h, ko);
 	while (d && (n = g_dir_read_name(d)))
 		g_ptr_array_add(names, g_strdup(n));
 	if (d)
@@ -277,11 +325,11 @@ char *lab_tests_iso(void)
 	char *src = lab_src_path("tests/guest");
 	char *bin = g_build_filename(src, "bin", NULL);
 	char *suite = lab_src_path("tests/suite.ini");
-	char *key = NULL, *iso = NULL, *tmp = NULL;
+	char *key = NULL, *iso = NULL, *tmp = NULL, *ko = NULL;
 
-	if (build_guest_tests(src) != 0)
+	if (build_guest_tests(src) != 0 || !(ko = build_kmod()))
 		goto out;
-	key = bin_key(bin, suite);
+	key = bin_key(bin, suite, ko);
 	iso = g_strdup_printf("%s/tests/%s.iso", lab_home(), key);
 	if (lab_exists(iso))
 		goto out;
@@ -291,12 +339,14 @@ char *lab_tests_iso(void)
 	tmp = g_strdup_printf("%s.tmp", iso);
 	{
 		char *gm = g_strdup_printf("suite.ini=%s", suite);
+		char *gk = g_strdup_printf("kmod/lab_hda_zero.ko=%s", ko);
 		char *argv[] = { "genisoimage", "-quiet", "-V", "LABTESTS",
 				 "-r", "-J", "-graft-points", "-o", tmp,
-				 bin, gm, NULL };
+				 bin, gm, gk, NULL };
 		int rc = lab_run(argv, NULL, NULL, 120);
 
 		g_free(gm);
+		g_free(gk);
 		if (rc != 0 || rename(tmp, iso) != 0) {
 			lab_err("making the tests disk %s failed (genisoimage)", iso);
 			unlink(tmp);
@@ -309,5 +359,6 @@ out:
 	g_free(suite);
 	g_free(key);
 	g_free(tmp);
+	g_free(ko);
 	return iso;
 }

@@ -19,6 +19,7 @@ struct lab_test {
 	char *window;        /* for races: what a "window hit" is */
 	bool nfs_mount;      /* runner mounts the export at LAB_NFS_DIR */
 	char *netem;         /* delay on eth0 during the test, e.g. "20ms" */
+	char *expected_report; /* a report containing this is the fix at work */
 	char *title;
 };
 

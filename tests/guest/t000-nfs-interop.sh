@@ -19,49 +19,13 @@ OP_TIMEOUT=120
 BOUND=${LAB_BOUND:-600}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-if [ -z "${LAB_BOUNDED:-}" ]; then
-	LAB_BOUNDED=1 exec timeout --preserve-status -k 10 "$BOUND" /bin/sh "$0" "$@"
-fi
-
-diag() { printf '# %s\n' "$*"; }
-
-kmsg() {
-	[ "${LAB_KMSG:-1}" = 0 ] && return 0
-	printf 'lab: %s: %s\n' "$NAME" "$*" 2>/dev/null >/dev/kmsg || true
-}
-
-finish() {
-	code=$1
-	shift
-	case $code in
-	0) word=pass ;; 1) word=fail ;; 2) word=inconclusive ;;
-	3) word=error ;; *) word=skip ;;
-	esac
-	diag "result: $word: $*"
-	kmsg "end $word"
-	FINISHED=1
-	exit "$code"
-}
-
 # shellcheck disable=SC2317 # runs from the EXIT trap
 cleanup() {
 	[ -n "${MNT:-}" ] && mountpoint -q "$MNT" && umount -l "$MNT"
 	[ -n "${TMP:-}" ] && rm -rf "$TMP"
 	return 0
 }
-
-# shellcheck disable=SC2317 # runs from the EXIT trap
-on_exit() {
-	rc=$?
-	cleanup
-	if [ "${FINISHED:-0}" = 0 ]; then
-		diag "result: error: unexpected exit (status $rc)"
-		kmsg "end error"
-		exit 3
-	fi
-}
-trap on_exit EXIT
-trap 'finish 3 "time bound of $BOUND s exceeded"' TERM
+. "$(dirname "$0")/lab_test.sh"
 
 # step VERS WHAT CMD...: run CMD bounded; any failure ends the test as error
 step() {

@@ -8,9 +8,10 @@
 # (net/netfilter/nf_conntrack_core.c: net_eq(net, nf_ct_net(ct))).  Without
 # that check a lookup in B can return A's entry when both hash to one
 # bucket.  Namespaces normally land in different buckets (net_hash_mix), so
-# the baseline kernel carries an amplifier, nf_conntrack.lab_zero_hash_mix,
-# that makes identical tuples of all namespaces collide; the runner turns it
-# on.  A miss without it proves nothing: then the result is inconclusive.
+# both lab kernels carry a knob (patches/2.6.32.9/support),
+# nf_conntrack.lab_zero_hash_mix, that makes identical tuples of all
+# namespaces collide; the conntrack guest boots with it on.  A miss without
+# it proves nothing: then the result is inconclusive.
 #
 # Two namespaces with the same veth pair and addresses; 16 UDP entries are
 # inserted in A with `conntrack -I`, then looked up in B with `conntrack -G`
@@ -31,51 +32,12 @@ AMP=/sys/module/nf_conntrack/parameters/lab_zero_hash_mix
 NSA=lab-t011-a-$$
 NSB=lab-t011-b-$$
 
-# A hard bound for the whole script: re-run under timeout(1) once.
-if [ -z "${LAB_BOUNDED:-}" ]; then
-	LAB_BOUNDED=1 exec timeout --preserve-status -k 10 "$BOUND" /bin/sh "$0" "$@"
-fi
-
-diag() { printf '# %s\n' "$*"; }
-
-kmsg() {
-	[ "${LAB_KMSG:-1}" = 0 ] && return 0
-	printf 'lab: %s: %s\n' "$NAME" "$*" 2>/dev/null >/dev/kmsg || true
-}
-
-finish() {
-	code=$1
-	shift
-	case $code in
-	0) word=pass ;; 1) word=fail ;; 2) word=inconclusive ;;
-	3) word=error ;; *) word=skip ;;
-	esac
-	diag "result: $word: $*"
-	kmsg "end $word"
-	FINISHED=1
-	exit "$code"
-}
-
-# set -e ended the script outside finish(): an unexpected failure is an
-# error, never a pass or a fail.
-# shellcheck disable=SC2317 # runs from the EXIT trap
-on_exit() {
-	rc=$?
-	cleanup
-	if [ "${FINISHED:-0}" = 0 ]; then
-		diag "result: error: unexpected exit (status $rc)"
-		kmsg "end error"
-		exit 3
-	fi
-}
-
 # shellcheck disable=SC2317 # runs from the EXIT trap
 cleanup() {
 	ip netns del "$NSA" 2>/dev/null || true
 	ip netns del "$NSB" 2>/dev/null || true
 }
-trap on_exit EXIT
-trap 'finish 3 "time bound of $BOUND s exceeded"' TERM
+. "$(dirname "$0")/lab_test.sh"
 
 # ct NS ARGS...: conntrack(8) inside namespace NS
 ct() {

@@ -1,0 +1,45 @@
+# lab_test.sh - what every guest test script shares (POSIX sh, sourced):
+# diagnostics, kernel log lines, the exit-code contract, and a hard bound.
+# Before sourcing: NAME (the test) and BOUND (seconds); define cleanup().
+# Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 error, 4 skip.
+
+# Re-run the whole script under timeout(1) once: a hung step never hangs
+# the runner.
+if [ -z "${LAB_BOUNDED:-}" ]; then
+	LAB_BOUNDED=1 exec timeout --preserve-status -k 10 "$BOUND" /bin/sh "$0" "$@"
+fi
+
+diag() { printf '# %s\n' "$*"; }
+
+kmsg() {
+	[ "${LAB_KMSG:-1}" = 0 ] && return 0
+	printf 'lab: %s: %s\n' "$NAME" "$*" 2>/dev/null >/dev/kmsg || true
+}
+
+finish() {
+	code=$1
+	shift
+	case $code in
+	0) word=pass ;; 1) word=fail ;; 2) word=inconclusive ;;
+	3) word=error ;; *) word=skip ;;
+	esac
+	diag "result: $word: $*"
+	kmsg "end $word"
+	FINISHED=1
+	exit "$code"
+}
+
+# set -e ended the script outside finish(): an unexpected failure is an
+# error, never a pass or a fail.
+# shellcheck disable=SC2317 # runs from the EXIT trap
+lab_on_exit() {
+	rc=$?
+	cleanup
+	if [ "${FINISHED:-0}" = 0 ]; then
+		diag "result: error: unexpected exit (status $rc)"
+		kmsg "end error"
+		exit 3
+	fi
+}
+trap lab_on_exit EXIT
+trap 'finish 3 "time bound of $BOUND s exceeded"' TERM
