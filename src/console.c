@@ -166,7 +166,7 @@ struct building {
 struct scanner {
 	GRegex *start[N_PATTERNS];
 	GRegex *stamp, *begin, *end, *banner, *preamble, *call_trace, *tail;
-	GRegex *rip, *frame, *warn_at, *helper;
+	GRegex *rip, *frame, *guess_frame, *warn_at, *helper;
 	GPtrArray *reports;
 	struct building *cur;
 	char *test;     /* the test whose BEGIN is open */
@@ -234,6 +234,9 @@ static void scanner_init(struct scanner *s)
 	s->tail = compile(tail_re);
 	s->rip = compile("^RIP: [0-9a-f]{4}:([\\w.]+)\\+0x");
 	s->frame = compile("^\\s+([\\w.]+)\\+0x[0-9a-f]+/0x[0-9a-f]+");
+	/* "? name+0x": unreliable frames, all a kernel without frame pointers
+	 * or ORC prints; the last resort for a guilty function */
+	s->guess_frame = compile("^\\s+\\? ([\\w.]+)\\+0x[0-9a-f]+/0x[0-9a-f]+");
 	s->warn_at = compile(WARN_AT_RE);
 	s->helper = compile(helper_re);
 	s->reports = g_ptr_array_new_with_free_func(report_free_cb);
@@ -254,6 +257,7 @@ static void scanner_clear(struct scanner *s)
 	g_regex_unref(s->tail);
 	g_regex_unref(s->rip);
 	g_regex_unref(s->frame);
+	g_regex_unref(s->guess_frame);
 	g_regex_unref(s->warn_at);
 	g_regex_unref(s->helper);
 	g_free(s->test);
@@ -315,6 +319,8 @@ static char *guilty_function(struct scanner *s, struct building *b)
 		f = function_from(s, b, s->rip, false);
 	if (!f)
 		f = function_from(s, b, s->frame, true);
+	if (!f)
+		f = function_from(s, b, s->guess_frame, true);
 	return f;
 }
 

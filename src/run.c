@@ -295,6 +295,17 @@ static char *amplifier_set(const struct instance_spec *s)
 	return note;
 }
 
+/* The program's own last word, "# result: WORD: why", if it gave one. */
+static char *program_says(const char *out)
+{
+	const char *p = out ? g_strrstr(out, "# result: ") : NULL;
+
+	if (!p)
+		return NULL;
+	p += strlen("# result: ");
+	return g_strndup(p, strcspn(p, "\n"));
+}
+
 static long window_hits(const char *out)
 {
 	const char *p = out ? strstr(out, "# window_hits=") : NULL;
@@ -441,6 +452,13 @@ static bool execute(struct run_ctx *c, const struct instance_spec *s,
 		g_free(why);
 		why = g_strdup_printf("the program did not finish in %d s",
 				      s->t->timeout_s);
+	} else if (!crashed && !r->reports->len && !bad_taint) {
+		char *said = program_says(out);
+
+		if (said) {
+			g_free(why);
+			why = said;
+		}
 	}
 	r->reason = amp && r->verdict != LAB_PASS
 		? g_strdup_printf("%s; %s", why, amp) : g_strdup(why);
@@ -537,8 +555,11 @@ static void spec_free(gpointer p)
 /* Copy the current console of every guest into the run (also on Ctrl-C). */
 static void save_consoles(struct run_ctx *c)
 {
+	char *dir = g_build_filename(c->run.dir, "consoles", NULL);
 	guint i;
 
+	lab_mkdir_p(dir);
+	g_free(dir);
 	for (i = 0; i < c->guests->len; i++) {
 		struct guest *g = g_ptr_array_index(c->guests, i);
 		char *data = NULL, *p;

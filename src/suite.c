@@ -270,9 +270,13 @@ static char *build_kmod(void)
 		char *cpv[] = { "cp", "-r", cp, dir, NULL };
 		char *m = g_strdup_printf("M=%s", dir), *o = g_strdup_printf("O=%s", obj);
 		char *mk[] = { "make", "-C", src, o, m, "modules", NULL };
+		/* scripts/module.lds and friends: not made by `make bzImage` */
+		char *prep[] = { "make", "-C", src, o, "modules_prepare", NULL };
 		int rc = lab_run(cpv, NULL, NULL, 60);
 
 		unlink(log);
+		if (rc == 0)
+			rc = lab_run(prep, NULL, log, 600);
 		if (rc == 0)
 			rc = lab_run(mk, NULL, log, 600);
 		if (rc == 0)

@@ -18,7 +18,7 @@
 #include "../../src/console.h"
 #include "../../src/util.h"
 
-#define MAX_REPORTS 8
+#define MAX_REPORTS 10
 
 struct expect {
 	const char *type;
@@ -34,6 +34,44 @@ static const struct {
 	struct expect r[MAX_REPORTS]; /* ends at the first row without type */
 } fixtures[] = {
 	{ .file = "clean-boot.log" },
+	/* captured from lab's own smoke guest, baseline kernel, `lab run
+	 * t010-dvb-demux-feeds`: 6.1 WARNs on the list corruption (no
+	 * BUG_ON_DATA_CORRUPTION), then oopses; no frame pointers, so the
+	 * list_add report's function comes from the first "?" frame */
+	{ .file = "t010-baseline-captured.log", .r = {
+		{ "list-corruption", "dvb_dmxdev_add_pid", "t010-dvb-demux-feeds",
+		  "list_add corruption in dvb_dmxdev_add_pid" },
+		{ "oops", "dvb_dmxdev_start_feed", "t010-dvb-demux-feeds",
+		  "BUG: unable to handle page fault in dvb_dmxdev_start_feed" } } },
+	/* captured: baseline smoke guest, t001 then t003 in one boot: the
+	 * leaked inode reference, then five WARNINGs for the corrupted futex
+	 * value and one for legitimate contention in a PID namespace */
+	{ .file = "t001-t003-baseline-captured.log", .r = {
+		{ "busy-inodes", NULL, "t001-futex-key-refcnt",
+		  "VFS: Busy inodes after unmount of tmpfs" },
+		{ "warning", "generic_shutdown_super", "t001-futex-key-refcnt",
+		  "WARNING in generic_shutdown_super" },
+		{ "warning", "futex_lock_pi_atomic", "t003-futex-value-corruption",
+		  "WARNING in futex_lock_pi_atomic" },
+		{ "warning", "futex_lock_pi_atomic", "t003-futex-value-corruption",
+		  "WARNING in futex_lock_pi_atomic" },
+		{ "warning", "futex_lock_pi_atomic", "t003-futex-value-corruption",
+		  "WARNING in futex_lock_pi_atomic" },
+		{ "warning", "futex_lock_pi_atomic", "t003-futex-value-corruption",
+		  "WARNING in futex_lock_pi_atomic" },
+		{ "warning", "futex_lock_pi_atomic", "t003-futex-value-corruption",
+		  "WARNING in futex_lock_pi_atomic" },
+		{ "warning", "futex_lock_pi_atomic", "t003-futex-value-corruption",
+		  "WARNING in futex_lock_pi_atomic" },
+	} },
+	/* captured: baseline, the tty_fasync lock-order inversion */
+	{ .file = "t004-baseline-captured.log", .r = {
+		{ "lockdep", "__lock_task_sighand", "t004-tty-fasync-lockdep",
+		  "possible circular locking dependency detected" } } },
+	/* captured: baseline, a non-owner's FUTEX_UNLOCK_PI; t006 skipped */
+	{ .file = "t002-t006-baseline-captured.log", .r = {
+		{ "warning", "debug_rt_mutex_unlock", "t002-futex-unlock-pi-hijack",
+		  "DEBUG_LOCKS_WARN_ON(rt_mutex_owner(lock) != current) in debug_rt_mutex_unlock" } } },
 	{ .file = "list-corruption-dvb.log", .r = {
 		{ "list-corruption", "dvb_dmxdev_start_feed", "t010-dvb-demux-feeds",
 		  "list_add corruption in dvb_dmxdev_start_feed" } } },
