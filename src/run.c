@@ -37,7 +37,6 @@ struct run_ctx {
 	GPtrArray *guests;  /* struct guest * */
 	const char *nfs_server;
 	int duration_s;     /* LAB_DURATION for the tests, 0: their default */
-	int n;              /* KTAP test number */
 };
 
 static void guest_free(gpointer p)

@@ -106,7 +106,8 @@ smoke_kernel() {
 		record "lab status shows the guest running" $? "$(cat "$logs/status.log")"
 	fi
 	timeout --foreground 600 ./lab run t010-dvb-demux-feeds >"$logs/run-$k.log" 2>&1
-	cp -r "$LAB_HOME_DIR/runs/latest/." "$logs/run-$k" 2>/dev/null
+	run=$(sed -n 's/^# results: //p' "$logs/run-$k.log" | tail -1)
+	[ -n "$run" ] && cp -r "$run/." "$logs/run-$k" 2>/dev/null
 	step "lab down ($k)" 300 ./lab down
 	[ -z "$(leftovers)" ]
 	record "no domain or network left after lab down ($k)" $? "$(leftovers)"
