@@ -171,6 +171,7 @@ struct scanner {
 	struct building *cur;
 	char *test;     /* the test whose BEGIN is open */
 	char *pre_text; /* a "cut here" or "=====" line heading the next report */
+	int pre_msgs;   /* lines after a cut-here: a WARN()'s own message */
 	char *pre_body;
 };
 
@@ -269,6 +270,22 @@ static void clear_preamble(struct scanner *s)
 {
 	g_clear_pointer(&s->pre_text, g_free);
 	g_clear_pointer(&s->pre_body, g_free);
+	s->pre_msgs = 0;
+}
+
+/* WARN(cond, fmt) prints its message between the cut-here line and the
+ * "WARNING:" line; keep it (two lines at most) with the coming report. */
+static bool warn_message(struct scanner *s, const struct kline *k)
+{
+	char *t;
+
+	if (!s->pre_text || s->cur || s->pre_msgs >= 2 || s->pre_body[0] != '-')
+		return false;
+	t = g_strconcat(s->pre_text, "\n", k->text, NULL);
+	g_free(s->pre_text);
+	s->pre_text = t;
+	s->pre_msgs++;
+	return true;
 }
 
 /* "foo.isra.0" -> "foo" if foo is not a helper, else NULL. */
@@ -533,6 +550,8 @@ static void kernel_line(struct scanner *s, const struct kline *k)
 		preamble(s, k);
 		return;
 	}
+	if (warn_message(s, k))
+		return;
 	clear_preamble(s);
 	if (s->cur)
 		continue_report(s, k);

@@ -64,6 +64,19 @@ static const struct {
 		{ "warning", "futex_lock_pi_atomic", "t003-futex-value-corruption",
 		  "WARNING in futex_lock_pi_atomic" },
 	} },
+	/* captured: baseline nfs-server, t001's leak, then t006's synthetic
+	 * fault injection: the divide error in IRQ context panics the guest */
+	{ .file = "t001-t006-baseline-captured.log", .panic = true, .r = {
+		{ "busy-inodes", NULL, "t001-futex-key-refcnt",
+		  "VFS: Busy inodes after unmount of tmpfs" },
+		{ "warning", "generic_shutdown_super", "t001-futex-key-refcnt",
+		  "WARNING in generic_shutdown_super" },
+		{ "oops", "azx_position_ok", "t006-hda-divide-by-zero",
+		  "divide error in azx_position_ok" } } },
+	/* captured: patched nfs-server, the fix's own WARN_ONCE for t006 */
+	{ .file = "t006-patched-captured.log", .r = {
+		{ "warning", "azx_position_ok", "t006-hda-divide-by-zero",
+		  "WARNING in azx_position_ok" } } },
 	/* captured: baseline, the tty_fasync lock-order inversion */
 	{ .file = "t004-baseline-captured.log", .r = {
 		{ "lockdep", "__lock_task_sighand", "t004-tty-fasync-lockdep",
@@ -222,6 +235,20 @@ static void test_list_corruption_excerpt(void **state)
 	assert_null(strstr(r->excerpt, "lab: END"));
 	assert_null(strstr(r->excerpt, "Segmentation fault"));
 	assert_false(r->panic);
+	g_ptr_array_unref(reports);
+}
+
+/* WARN(cond, fmt)'s message sits between the cut-here and the WARNING
+ * line: the excerpt keeps it, so the runner can match expected reports. */
+static void test_warn_message_kept(void **state)
+{
+	GPtrArray *reports = scan_fixture("t006-patched-captured.log");
+	struct lab_report *r = first_report(reports);
+
+	(void)state;
+	assert_true(g_str_has_prefix(r->excerpt, "[ 1154.187683] ------------[ cut here ]------------\n"
+				     "[ 1154.191009] hda-intel: zero azx_dev->period_bytes\n"));
+	assert_true(g_str_has_prefix(r->first_line, "WARNING: CPU: 0 PID: 0 at sound/pci/hda/hda_intel.c:684"));
 	g_ptr_array_unref(reports);
 }
 
@@ -470,6 +497,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_list_corruption_excerpt),
+		cmocka_unit_test(test_warn_message_kept),
 		cmocka_unit_test(test_oops_then_panic),
 		cmocka_unit_test(test_excerpt_cap),
 		cmocka_unit_test(test_crlf),
