@@ -281,9 +281,10 @@ static char *amplifier_set(const struct instance_spec *s)
 	if (!s->t->amplifier)
 		return NULL;
 	kv = g_strsplit(s->t->amplifier, "=", 2);
-	cmd = g_strdup_printf("if [ -w '%s' ]; then echo '%s' > '%s' && echo on; "
-			      "else echo absent; fi", kv[0], kv[1] ? kv[1] : "",
-			      kv[0]);
+	/* keep the old value in /run so amplifier_reset can put it back */
+	cmd = g_strdup_printf("if [ -w '%s' ]; then cat '%s' > /run/lab-knob.old && "
+			      "echo '%s' > '%s' && echo on; else echo absent; fi",
+			      kv[0], kv[0], kv[1] ? kv[1] : "", kv[0]);
 	gsh(s->g->name, cmd, 30, &out, NULL);
 	note = g_strdup_printf("race knob %s: %s", s->t->amplifier,
 			       out && g_str_has_prefix(out, "on") ? "on (lab test knob, patches/*/support)"
@@ -303,6 +304,23 @@ static char *program_says(const char *out)
 		return NULL;
 	p += strlen("# result: ");
 	return g_strndup(p, strcspn(p, "\n"));
+}
+
+/* A knob stays on only for its test: later tests see the kernel as booted. */
+static void amplifier_reset(const struct instance_spec *s)
+{
+	char **kv;
+	char *cmd;
+
+	if (!s->t->amplifier)
+		return;
+	kv = g_strsplit(s->t->amplifier, "=", 2);
+	cmd = g_strdup_printf("if [ -w '%s' ] && [ -s /run/lab-knob.old ]; then "
+			      "cat /run/lab-knob.old > '%s'; rm -f /run/lab-knob.old; fi",
+			      kv[0], kv[0]);
+	gsh(s->g->name, cmd, 30, NULL, NULL);
+	g_free(cmd);
+	g_strfreev(kv);
 }
 
 static long window_hits(const char *out)
@@ -423,6 +441,7 @@ static bool execute(struct run_ctx *c, const struct instance_spec *s,
 		kmsg_marker(s->g->name, marker);
 		g_free(marker);
 		r->taint_after = read_taint(s->g->name);
+		amplifier_reset(s);
 	}
 	usleep(CONSOLE_SETTLE_US);
 	r->exit_code = timed_out ? -1 : rc;
