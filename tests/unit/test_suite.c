@@ -35,7 +35,7 @@ static void test_shipped_map_loads(void **state)
 	assert_non_null(t->amplifier);
 	t = lab_suite_test(s, "t010-dvb-demux-feeds");
 	assert_true(t->consumes_boot);
-	assert_int_equal(t->timeout_s, 60);
+	assert_int_equal(t->timeout_s, 30);
 	lab_suite_free(s);
 }
 
