@@ -117,8 +117,10 @@ static char *evidence(const struct lab_run *run, const struct lab_result *r)
 {
 	if (r->reports->len) {
 		char **f = g_strsplit(g_ptr_array_index(r->reports, 0), "|", 3);
-		char *e = g_strdup_printf("%s: %s", f[1] ? f[1] : "",
-					  f[1] && f[2] ? f[2] : "");
+		const char *title = f[1] ? f[1] : "", *first = f[1] && f[2] ? f[2] : "";
+		/* "sysfs: cannot create ..." is its own title: say it once */
+		char *e = g_str_has_prefix(first, title) ? g_strdup(first)
+			: g_strdup_printf("%s: %s", title, first);
 
 		g_strfreev(f);
 		return e;
@@ -126,6 +128,12 @@ static char *evidence(const struct lab_run *run, const struct lab_result *r)
 	if (r->verdict == LAB_FAIL || r->verdict == LAB_PASS) {
 		char *l = last_output_line(run->dir, r->dir);
 
+		if (l && g_str_has_prefix(l, "# result: ")) {
+			char *said = g_strdup(l + strlen("# result: "));
+
+			g_free(l);
+			l = said;
+		}
 		if (l && *l)
 			return l;
 		g_free(l);
