@@ -470,19 +470,6 @@ static void link_run(const char *dir, const char *name, const char *target)
 	g_free(p);
 }
 
-static struct lab_run *load_run(const char *run_dir)
-{
-	char *p;
-	struct lab_run *r;
-
-	if (!run_dir)
-		return NULL;
-	p = g_build_filename(run_dir, "results.json", NULL);
-	r = lab_results_load(p);
-	g_free(p);
-	return r;
-}
-
 static int write_all(const char *dir, GPtrArray *rows, struct lab_run *b,
 		     struct lab_run *p)
 {
@@ -509,7 +496,8 @@ int lab_report_write(const char *dir, const char *base_run_dir,
 		     const char *patched_run_dir)
 {
 	char *ini = lab_src_path("patches/2.6.32.9/review.ini"), *err = NULL;
-	struct lab_run *b = load_run(base_run_dir), *p = load_run(patched_run_dir);
+	struct lab_run *b = base_run_dir ? lab_results_load_dir(base_run_dir) : NULL;
+	struct lab_run *p = patched_run_dir ? lab_results_load_dir(patched_run_dir) : NULL;
 	GPtrArray *rows;
 	int short_rows = -1;
 	guint i;

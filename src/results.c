@@ -343,6 +343,16 @@ struct lab_run *lab_results_load(const char *path)
 	return run;
 }
 
+struct lab_run *lab_results_load_dir(const char *run)
+{
+	char *p = g_str_has_suffix(run, ".json") ? g_strdup(run)
+		: g_build_filename(run, "results.json", NULL);
+	struct lab_run *r = lab_results_load(p);
+
+	g_free(p);
+	return r;
+}
+
 void lab_run_free(struct lab_run *run)
 {
 	if (!run)

@@ -60,6 +60,8 @@ char *lab_result_ktap_line(const struct lab_result *r, int n);
 int lab_results_write(const struct lab_run *run);
 /* Load a results.json (for report/compare). NULL with message on error. */
 struct lab_run *lab_results_load(const char *path);
+/* The same from a run directory (or a path to its results.json). */
+struct lab_run *lab_results_load_dir(const char *run);
 void lab_run_free(struct lab_run *run);
 
 #endif

@@ -178,16 +178,6 @@ int cmd_report(int argc, char **argv)
 	return rc;
 }
 
-static struct lab_run *load(const char *dir)
-{
-	char *p = g_str_has_suffix(dir, ".json") ? g_strdup(dir)
-		: g_build_filename(dir, "results.json", NULL);
-	struct lab_run *r = lab_results_load(p);
-
-	g_free(p);
-	return r;
-}
-
 static const struct lab_result *find(const struct lab_run *r, const char *name)
 {
 	guint i;
@@ -235,8 +225,8 @@ int cmd_compare(int argc, char **argv)
 		      stdout);
 		return argc == 2 && !strcmp(argv[1], "--help") ? 0 : 2;
 	}
-	a = load(argv[1]);
-	b = a ? load(argv[2]) : NULL;
+	a = lab_results_load_dir(argv[1]);
+	b = a ? lab_results_load_dir(argv[2]) : NULL;
 	if (!a || !b) {
 		lab_run_free(a);
 		return 1;

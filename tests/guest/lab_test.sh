@@ -16,6 +16,18 @@ kmsg() {
 	printf 'lab: %s: %s\n' "$NAME" "$*" 2>/dev/null >/dev/kmsg || true
 }
 
+# knob_value PATH NAME: print a lab test knob's value (empty when this
+# kernel has no such knob) and say which on the diagnostics.
+knob_value() {
+	if [ ! -r "$1" ]; then
+		diag "amplifier $2: absent" >&2
+		return 0
+	fi
+	v=$(cat "$1")
+	diag "amplifier $2: present, value $v" >&2
+	printf '%s\n' "$v"
+}
+
 finish() {
 	code=$1
 	shift

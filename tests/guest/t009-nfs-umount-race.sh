@@ -58,14 +58,8 @@ mount_failed() {
 }
 
 check_amplifier() {
-	amp_ms=0
-	if [ ! -r "$AMP" ]; then
-		diag "amplifier nfs.lab_umount_delay_ms: absent"
-		return 0
-	fi
-	amp_ms=$(cat "$AMP")
+	amp_ms=$(knob_value "$AMP" nfs.lab_umount_delay_ms)
 	case $amp_ms in '' | *[!0-9]*) amp_ms=0 ;; esac
-	diag "amplifier nfs.lab_umount_delay_ms: present, value $amp_ms ms"
 }
 
 # One round: A mounted, umount A in the background, mount B STEP s later.

@@ -65,15 +65,9 @@ make_ns() {
 # Is the amplifier there and on?  Sets amp_on; says so either way.
 check_amplifier() {
 	amp_on=0
-	if [ ! -r "$AMP" ]; then
-		diag "amplifier nf_conntrack.lab_zero_hash_mix: absent"
-		return 0
-	fi
-	value=$(cat "$AMP")
-	case $value in
+	case $(knob_value "$AMP" nf_conntrack.lab_zero_hash_mix) in
 	Y | y | [1-9]*) amp_on=1 ;;
 	esac
-	diag "amplifier nf_conntrack.lab_zero_hash_mix: present, value $value"
 }
 
 # insert_a: ENTRIES entries in A, each checked with -G in A itself
