@@ -9,6 +9,7 @@
 #include "results.h"
 #include "run.h"
 #include "suite.h"
+#include "topology.h"
 #include "util.h"
 #include "virt.h"
 
@@ -76,8 +77,12 @@ static int review(const struct review_opts *o)
 {
 	char *iso = NULL, *base = NULL, *patched = NULL, *dir = NULL;
 	double t0 = lab_now();
+	struct lab_topology *t = lab_topology_open(o->topology);
 	int rc = 1, short_rows;
 
+	if (!t) /* checked before hours of building, not after */
+		return 2;
+	lab_topology_free(t);
 	if (prepare() != 0)
 		goto out;
 	lab_phase_begin("tests disk");

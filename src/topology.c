@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const lab_known_roles[] = {
 	"nfs-server", "nfs-client", "conntrack", "tty", "smoke", NULL
@@ -370,6 +371,21 @@ struct lab_topology *lab_topology_load(const char *path, long host_mem_mib,
 	g_key_file_free(l.kf);
 	g_hash_table_destroy(l.lines);
 	g_free(data);
+	return t;
+}
+
+struct lab_topology *lab_topology_open(const char *name_or_path)
+{
+	char *path = lab_topology_path(name_or_path);
+	long mem = sysconf(_SC_PHYS_PAGES) / 1024 * sysconf(_SC_PAGESIZE) / 1024;
+	char *err = NULL;
+	struct lab_topology *t = lab_topology_load(path, mem, &err);
+
+	if (!t) {
+		lab_err("bad topology: %s", err);
+		g_free(err);
+	}
+	g_free(path);
 	return t;
 }
 

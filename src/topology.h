@@ -33,6 +33,9 @@ struct lab_topology {
  * names the file, line and key. host_mem_mib 0 skips the memory check. */
 struct lab_topology *lab_topology_load(const char *path, long host_mem_mib,
 				       char **err);
+/* Resolve, load and check against this host's memory; NULL after printing
+ * the error (file:line: [group] key: why). */
+struct lab_topology *lab_topology_open(const char *name_or_path);
 /* Resolve NAME to topologies/NAME.ini (or take a path as it is). */
 char *lab_topology_path(const char *name_or_path);
 void lab_topology_free(struct lab_topology *t);

@@ -534,21 +534,6 @@ out:
 	return rc;
 }
 
-static struct lab_topology *load_topology(const char *name)
-{
-	char *path = lab_topology_path(name);
-	long mem = sysconf(_SC_PHYS_PAGES) / 1024 * sysconf(_SC_PAGESIZE) / 1024;
-	char *err = NULL;
-	struct lab_topology *t = lab_topology_load(path, mem, &err);
-
-	if (!t) {
-		lab_err("bad topology: %s", err);
-		g_free(err);
-	}
-	g_free(path);
-	return t;
-}
-
 static int check_kernels(struct lab_topology *t)
 {
 	guint i;
@@ -605,11 +590,15 @@ static int bring_up(struct instance *in, struct lab_topology *t,
 	return 0;
 }
 
+/* Order matters: the topology is checked before anything is built or
+ * created (a bad file is exit 2 on an empty cache too), then the kernels
+ * and the image must exist, then the tests disk is built. */
 int lab_up(const struct lab_up_opts *o)
 {
-	struct lab_topology *t = load_topology(o->topology);
+	struct lab_topology *t = lab_topology_open(o->topology);
+	struct lab_up_opts opts = *o;
 	struct instance in = { .lock_fd = -1 };
-	char *image = NULL;
+	char *image = NULL, *iso = NULL;
 	int rc = 1;
 
 	if (!t)
@@ -618,6 +607,15 @@ int lab_up(const struct lab_up_opts *o)
 		lab_topology_set_kernel(t, o->kernel);
 	if (check_kernels(t) != 0 || !(image = lab_image_path()))
 		goto out;
+	if (!opts.tests_iso) {
+		lab_phase_begin("tests disk");
+		iso = lab_tests_iso();
+		lab_phase_end();
+		if (!iso)
+			goto out;
+		opts.tests_iso = iso;
+	}
+	o = &opts;
 	if (instance_open(&in, true) != 0)
 		goto out;
 	if (lab_exists(in.state_path)) {
@@ -641,6 +639,7 @@ out:
 	instance_close(&in);
 	lab_topology_free(t);
 	g_free(image);
+	g_free(iso);
 	return rc;
 }
 
@@ -652,7 +651,6 @@ int cmd_up(int argc, char **argv)
 {
 	struct lab_up_opts o = { "default", NULL, "auto", NULL,
 				 DEFAULT_READY_TIMEOUT_S, false };
-	char *iso;
 	int i, rc;
 
 	for (i = 1; i < argc; i++) {
@@ -689,15 +687,8 @@ int cmd_up(int argc, char **argv)
 		lab_err("up: --timeout needs a positive number of seconds");
 		return 2;
 	}
-	lab_phase_begin("tests disk");
-	iso = lab_tests_iso();
-	lab_phase_end();
-	if (!iso)
-		return 1;
-	o.tests_iso = iso;
 	rc = lab_up(&o);
 	lab_phase_summary();
-	g_free(iso);
 	return rc;
 }
 

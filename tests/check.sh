@@ -53,9 +53,9 @@ leftovers() {
 
 unit_tests() {
 	local out
-	say "# unit tests"
+	say "# unit tests (empty LAB_HOME, as on a fresh machine)"
 	for t in $(ls tests/unit/test_*.c | sed 's/\.c$//'); do
-		out=$(CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" 2>&1)
+		out=$(LAB_HOME=$logs/unit-home LAB_INSTANCE=unit CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" 2>&1)
 		while IFS= read -r line; do
 			case "$line" in
 			"ok "*) record "${t##*/}: ${line#ok * - }" 0 ;;
