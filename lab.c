@@ -9,6 +9,7 @@
 #include "src/virt.h"
 #include "src/run.h"
 #include "src/review.h"
+#include "src/owner.h"
 
 #define LAB_VERSION "0.1"
 
@@ -57,6 +58,21 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+/* LAB_INSTANCE reaches libvirt names and paths, LAB_HOME holds what QEMU
+ * opens as root's guest: both are checked before any command runs. */
+static int check_environment(void)
+{
+	char *why = lab_instance_invalid(lab_instance());
+
+	if (!why)
+		why = lab_home_invalid(lab_home());
+	if (!why)
+		return 0;
+	lab_err("%s", why);
+	g_free(why);
+	return 2;
+}
+
 /* Exit codes: 0 ok, 1 the command failed, 2 bad usage. */
 int lab_dispatch(int argc, char **argv)
 {
@@ -73,8 +89,11 @@ int lab_dispatch(int argc, char **argv)
 		return 0;
 	}
 	for (i = 0; i < G_N_ELEMENTS(commands); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			if (commands[i].fn != cmd_help && check_environment() != 0)
+				return 2;
 			return commands[i].fn(argc - 1, argv + 1);
+		}
 	lab_err("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return 2;

@@ -18,16 +18,27 @@ char *lab_guest_cmdline(const char *extra)
 	return g_strdup(BASE_CMDLINE);
 }
 
-char *lab_network_xml(const char *name, const char *bridge)
+/* The owner element is lab's own, already escaped: inserted as it is. */
+static char *metadata(const char *owner)
+{
+	return owner ? g_strdup_printf("  <metadata>\n    %s\n  </metadata>\n", owner)
+		     : g_strdup("");
+}
+
+char *lab_network_xml(const char *name, const char *bridge, const char *owner)
 {
 	/* No <forward> and no <ip>: an isolated bridge with no host address,
 	 * no DHCP and no DNS from the host. */
-	return g_markup_printf_escaped(
-		"<network>\n"
+	char *meta = metadata(owner);
+	char *body = g_markup_printf_escaped(
 		"  <name>%s</name>\n"
-		"  <bridge name='%s' stp='off' delay='0'/>\n"
-		"</network>\n",
+		"  <bridge name='%s' stp='off' delay='0'/>\n",
 		name, bridge);
+	char *xml = g_strdup_printf("<network>\n%s%s</network>\n", body, meta);
+
+	g_free(meta);
+	g_free(body);
+	return xml;
 }
 
 static void add_disk(GString *x, const char *path, const char *format,
@@ -96,9 +107,10 @@ static void add_devices(GString *x, const struct lab_domain_spec *s)
 char *lab_domain_xml(const struct lab_domain_spec *s)
 {
 	GString *x = g_string_new(NULL);
-	char *head = g_markup_printf_escaped(
-		"<domain type='%s'>\n"
-		"  <name>%s</name>\n"
+	char *name = g_markup_printf_escaped("<domain type='%s'>\n"
+					     "  <name>%s</name>\n", s->type, s->name);
+	char *meta = metadata(s->owner);
+	char *body = g_markup_printf_escaped(
 		"  <memory unit='MiB'>%d</memory>\n"
 		"  <vcpu>%d</vcpu>\n"
 		"  <os>\n"
@@ -114,10 +126,14 @@ char *lab_domain_xml(const struct lab_domain_spec *s)
 		"  <on_reboot>destroy</on_reboot>\n"
 		"  <on_crash>destroy</on_crash>\n"
 		"  <devices>\n",
-		s->type, s->name, s->memory_mib, s->vcpus, s->kernel, s->cmdline);
+		s->memory_mib, s->vcpus, s->kernel, s->cmdline);
 
-	g_string_append(x, head);
-	g_free(head);
+	g_string_append(x, name);
+	g_string_append(x, meta);
+	g_string_append(x, body);
+	g_free(name);
+	g_free(meta);
+	g_free(body);
 	add_devices(x, s);
 	g_string_append(x, "  </devices>\n</domain>\n");
 	return g_string_free(x, FALSE);

@@ -18,9 +18,11 @@ struct lab_domain_spec {
 	const char *mac;
 	const char *console_log;
 	int intel_hda;          /* add QEMU's intel-hda + hda-duplex */
+	const char *owner;      /* lab's <metadata> element (owner.h) or NULL */
 };
 
-char *lab_network_xml(const char *name, const char *bridge);
+/* owner: lab's <metadata> element (owner.h) or NULL. */
+char *lab_network_xml(const char *name, const char *bridge, const char *owner);
 char *lab_domain_xml(const struct lab_domain_spec *s);
 /* Deterministic locally administered MAC for a domain name. */
 char *lab_mac_for(const char *domain_name);

@@ -11,6 +11,7 @@
 #include "image.h"
 #include "suite.h"
 #include "kernel.h"
+#include "owner.h"
 #include "topology.h"
 #include "util.h"
 
@@ -26,16 +27,9 @@
 
 #define DEFAULT_READY_TIMEOUT_S 600
 
-static const char *instance_name(void)
-{
-	const char *e = getenv("LAB_INSTANCE");
-
-	return e && *e ? e : "lab";
-}
-
 char *lab_instance_dir(void)
 {
-	char *rel = g_build_filename("instances", instance_name(), NULL);
+	char *rel = g_build_filename("instances", lab_instance(), NULL);
 	char *dir = lab_path(rel);
 
 	g_free(rel);
@@ -128,7 +122,7 @@ static int instance_open(struct instance *in, bool create)
 	g_free(lock);
 	if (in->lock_fd < 0 || flock(in->lock_fd, LOCK_EX | LOCK_NB) != 0) {
 		lab_err("another lab command is bringing instance '%s' up or down (%s/lock)",
-			instance_name(), in->dir);
+			lab_instance(), in->dir);
 		return -1;
 	}
 	g_key_file_load_from_file(in->state, in->state_path, G_KEY_FILE_NONE,
@@ -159,66 +153,115 @@ static int state_save(struct instance *in)
 
 static char *res_name(const char *name)
 {
-	return g_strdup_printf("%s-%s", instance_name(), name);
+	return g_strdup_printf("%s-%s", lab_instance(), name);
 }
 
-/* ---- teardown ---- */
+/* ---- teardown: only what carries our owner tag ---- */
 
-static void destroy_domain(virConnectPtr c, const char *name)
+static bool domain_is_ours(virDomainPtr d)
+{
+	char *meta = virDomainGetMetadata(d, VIR_DOMAIN_METADATA_ELEMENT,
+					  LAB_OWNER_NS, 0);
+	struct lab_owner o;
+	bool ours = lab_owner_parse(meta, &o) && lab_owner_is_ours(&o);
+
+	lab_owner_clear(&o);
+	free(meta);
+	return ours;
+}
+
+static bool network_is_ours(virNetworkPtr n)
+{
+	/* libvirt 9.0 keeps a network's <metadata> but has no API for it */
+	char *xml = virNetworkGetXMLDesc(n, 0);
+	struct lab_owner o;
+	bool ours = lab_owner_parse(xml, &o) && lab_owner_is_ours(&o);
+
+	lab_owner_clear(&o);
+	free(xml);
+	return ours;
+}
+
+static const char *virt_error(void)
+{
+	virErrorPtr e = virGetLastError();
+
+	return e && e->message ? e->message : "unknown libvirt error";
+}
+
+/* 0 when the domain is gone (or never was), -1 when it is still there. */
+static int destroy_domain(virConnectPtr c, const char *name)
 {
 	virDomainPtr d = virDomainLookupByName(c, name);
+	int rc = 0;
 
 	if (!d)
-		return;
-	if (virDomainDestroy(d) != 0) {
-		virErrorPtr e = virGetLastError();
-
-		lab_err("cannot destroy domain %s: %s", name,
-			e && e->message ? e->message : "?");
+		return 0;
+	if (!domain_is_ours(d)) {
+		lab_err("domain %s does not carry instance '%s''s owner tag: left alone",
+			name, lab_instance());
+		virDomainFree(d);
+		return 0;
 	}
-	virDomainUndefine(d); /* transient domains have no definition: ignore */
+	if (virDomainDestroy(d) != 0) {
+		lab_err("cannot destroy domain %s: %s", name, virt_error());
+		rc = -1;
+	}
 	virDomainFree(d);
+	return rc;
 }
 
-static void destroy_network(virConnectPtr c, const char *name)
+static int destroy_network(virConnectPtr c, const char *name)
 {
 	virNetworkPtr n = virNetworkLookupByName(c, name);
+	int rc = 0;
 
 	if (!n)
-		return;
+		return 0;
+	if (!network_is_ours(n)) {
+		lab_err("network %s does not carry instance '%s''s owner tag: left alone",
+			name, lab_instance());
+		virNetworkFree(n);
+		return 0;
+	}
 	if (virNetworkDestroy(n) != 0) {
-		virErrorPtr e = virGetLastError();
-
-		lab_err("cannot destroy network %s: %s", name,
-			e && e->message ? e->message : "?");
+		lab_err("cannot destroy network %s: %s", name, virt_error());
+		rc = -1;
 	}
 	virNetworkFree(n);
+	return rc;
 }
 
-/* Also sweep anything named with the instance prefix that the state file
- * does not know (a crash between create and save). */
-static void sweep_prefix(virConnectPtr c)
+/* Also sweep what carries our tag but the state file does not know (lab
+ * died between create and save). Names play no part: a foreign domain
+ * named like ours is never touched. */
+static int sweep_owned(virConnectPtr c)
 {
-	char *prefix = g_strdup_printf("%s-", instance_name());
 	virDomainPtr *doms = NULL;
 	virNetworkPtr *nets = NULL;
-	int i, n;
+	int i, n, rc = 0;
 
 	n = virConnectListAllDomains(c, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	for (i = 0; i < n; i++) {
-		if (g_str_has_prefix(virDomainGetName(doms[i]), prefix))
-			virDomainDestroy(doms[i]);
+		if (domain_is_ours(doms[i]) && virDomainDestroy(doms[i]) != 0) {
+			lab_err("cannot destroy domain %s: %s",
+				virDomainGetName(doms[i]), virt_error());
+			rc = -1;
+		}
 		virDomainFree(doms[i]);
 	}
 	free(doms);
 	n = virConnectListAllNetworks(c, &nets, VIR_CONNECT_LIST_NETWORKS_ACTIVE);
 	for (i = 0; i < n; i++) {
-		if (g_str_has_prefix(virNetworkGetName(nets[i]), prefix))
-			virNetworkDestroy(nets[i]);
+		if (network_is_ours(nets[i]) && virNetworkDestroy(nets[i]) != 0) {
+			lab_err("cannot destroy network %s: %s",
+				virNetworkGetName(nets[i]), virt_error());
+			rc = -1;
+		}
 		virNetworkFree(nets[i]);
 	}
 	free(nets);
-	g_free(prefix);
+	return rc;
 }
 
 static void remove_disks(struct instance *in)
@@ -241,31 +284,40 @@ static void remove_disks(struct instance *in)
 	g_dir_close(d);
 }
 
-static void teardown(struct instance *in)
+/* Destroy what the state names, then whatever else carries our tag. The
+ * state file and the disks stay until every destroy was confirmed, so a
+ * failed teardown can be retried by `lab down`. */
+static int teardown(struct instance *in)
 {
 	gchar **groups = g_key_file_get_groups(in->state, NULL);
-	int i;
+	int i, rc = 0;
 
 	for (i = 0; groups && groups[i]; i++) {
 		char *dom = g_key_file_get_string(in->state, groups[i], "domain",
 						  NULL);
 
-		if (dom)
-			destroy_domain(in->conn, dom);
+		if (dom && destroy_domain(in->conn, dom) != 0)
+			rc = -1;
 		g_free(dom);
 	}
 	for (i = 0; groups && groups[i]; i++) {
 		char *net = g_key_file_get_string(in->state, groups[i],
 						  "libvirt-network", NULL);
 
-		if (net)
-			destroy_network(in->conn, net);
+		if (net && destroy_network(in->conn, net) != 0)
+			rc = -1;
 		g_free(net);
 	}
 	g_strfreev(groups);
-	sweep_prefix(in->conn);
+	if (sweep_owned(in->conn) != 0)
+		rc = -1;
+	if (rc != 0) {
+		lab_err("teardown incomplete: %s kept; run `lab down` again", in->state_path);
+		return rc;
+	}
 	remove_disks(in);
 	unlink(in->state_path);
+	return 0;
 }
 
 int lab_down(bool quiet)
@@ -279,11 +331,12 @@ int lab_down(bool quiet)
 	if (!in.conn)
 		goto out;
 	if (!quiet && !lab_exists(in.state_path))
-		lab_info("instance '%s' is not up; sweeping leftovers anyway",
-			 instance_name());
-	teardown(&in);
+		lab_info("instance '%s' is not up; removing anything left with its owner tag",
+			 lab_instance());
+	if (teardown(&in) != 0)
+		goto out;
 	if (!quiet)
-		lab_info("instance '%s' is down", instance_name());
+		lab_info("instance '%s' is down", lab_instance());
 	rc = 0;
 out:
 	instance_close(&in);
@@ -296,7 +349,8 @@ static int create_network(struct instance *in, const char *net)
 {
 	char *name = res_name(net);
 	char *bridge = lab_bridge_for(name);
-	char *xml = lab_network_xml(name, bridge);
+	char *owner = lab_owner_xml();
+	char *xml = lab_network_xml(name, bridge, owner);
 	char *grp = g_strdup_printf("network %s", net);
 	virNetworkPtr n;
 	int rc = -1;
@@ -320,6 +374,7 @@ out:
 	g_free(name);
 	g_free(bridge);
 	g_free(xml);
+	g_free(owner);
 	g_free(grp);
 	return rc;
 }
@@ -393,6 +448,7 @@ static int create_guest(struct instance *in, const struct lab_guest *g,
 	char *net = res_name(g->network);
 	char *mac = lab_mac_for(name);
 	char *grp = g_strdup_printf("guest %s", g->name);
+	char *owner = NULL;
 	struct guest_files f = { 0 };
 	struct lab_domain_spec s;
 	virDomainPtr d;
@@ -418,6 +474,7 @@ static int create_guest(struct instance *in, const struct lab_guest *g,
 	s.network = net;
 	s.mac = mac;
 	s.console_log = f.console;
+	s.owner = owner = lab_owner_xml();
 	for (i = 0; g->devices[i]; i++)
 		s.intel_hda |= strcmp(g->devices[i], "intel-hda") == 0;
 	xml = lab_domain_xml(&s);
@@ -451,6 +508,7 @@ out:
 	g_free(net);
 	g_free(mac);
 	g_free(grp);
+	g_free(owner);
 	return rc;
 }
 
@@ -620,13 +678,14 @@ int lab_up(const struct lab_up_opts *o)
 		goto out;
 	if (lab_exists(in.state_path)) {
 		lab_err("instance '%s' is already up (%s): run `lab down` first",
-			instance_name(), in.state_path);
+			lab_instance(), in.state_path);
 		goto out;
 	}
 	in.conn = lab_virt_connect();
 	if (!in.conn)
 		goto out;
-	sweep_prefix(in.conn);
+	if (sweep_owned(in.conn) != 0)
+		goto out;
 	if (bring_up(&in, t, o, image) == 0) {
 		rc = 0;
 	} else if (o->keep && !lab_interrupted) {
@@ -709,7 +768,7 @@ static GKeyFile *load_state(void)
 	GKeyFile *kf = g_key_file_new();
 
 	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, NULL)) {
-		lab_err("instance '%s' is not up: run `lab up`", instance_name());
+		lab_err("instance '%s' is not up: run `lab up`", lab_instance());
 		g_key_file_free(kf);
 		kf = NULL;
 	}

@@ -48,7 +48,32 @@ step() {
 
 leftovers() {
 	{ virsh -c qemu:///system list --all --name; virsh -c qemu:///system net-list --all --name; } 2>/dev/null |
-		grep "^$LAB_INSTANCE-" || true
+		grep "^$LAB_INSTANCE-" | grep -v -- '-foreign' || true
+}
+
+# Objects lab never created but named as if it had: a running VM and a
+# network made by hand. lab must leave them alone (ownership is by tag).
+foreign_create() {
+	local v="virsh -c qemu:///system"
+	$v destroy "$LAB_INSTANCE-foreign-vm" >/dev/null 2>&1
+	$v net-destroy "$LAB_INSTANCE-foreignnet" >/dev/null 2>&1
+	printf '%s\n' "<domain type='qemu'><name>$LAB_INSTANCE-foreign-vm</name>" \
+		"<memory unit='MiB'>32</memory><vcpu>1</vcpu>" \
+		"<os><type arch='x86_64' machine='pc'>hvm</type></os>" \
+		"<devices><memballoon model='none'/></devices></domain>" >"$logs/foreign-vm.xml"
+	printf '%s\n' "<network><name>$LAB_INSTANCE-foreignnet</name>" \
+		"<bridge name='labforeign0' stp='off'/></network>" >"$logs/foreign-net.xml"
+	$v create "$logs/foreign-vm.xml" >/dev/null && $v net-create "$logs/foreign-net.xml" >/dev/null
+}
+
+foreign_check() {
+	local v="virsh -c qemu:///system" alive
+	alive=$({ $v list --name; $v net-list --name; } 2>/dev/null | grep -c -- "^$LAB_INSTANCE-foreign")
+	[ "$alive" = 2 ]
+	record "a foreign VM and network named '$LAB_INSTANCE-*' survive lab up/run/down" $? \
+		"alive: $alive of 2"
+	$v destroy "$LAB_INSTANCE-foreign-vm" >/dev/null 2>&1
+	$v net-destroy "$LAB_INSTANCE-foreignnet" >/dev/null 2>&1
 }
 
 unit_tests() {
@@ -159,8 +184,11 @@ integration() {
 	step "lab build all again is a cache hit" 60 sh -c './lab build all | grep -c "cache hit" | grep -qx 2'
 	step "lab check-series (bugs+fixes restore pristine, touched files build)" 1800 ./lab check-series
 	step "lab image (Debian guest image; cached)" 1800 ./lab image || return
+	foreign_create
+	record "create a foreign VM and network named like lab's (virsh)" $?
 	smoke_ab
 	faults
+	foreign_check
 }
 
 t0=$(date +%s)

@@ -126,6 +126,17 @@ static void test_up_bad_topology(void **s)
 	expect(2, "no-such-topology.ini", 4, "lab", "up", "-t", "no-such-topology");
 }
 
+static void test_bad_environment(void **s)
+{
+	(void)s;
+	/* LAB_INSTANCE reaches paths and libvirt names: refused before use */
+	setenv("LAB_INSTANCE", "../../victim", 1);
+	expect(2, "LAB_INSTANCE '../../victim'", 2, "lab", "down");
+	expect(2, "LAB_INSTANCE", 2, "lab", "status");
+	expect(0, "usage: lab COMMAND", 2, "lab", "help"); /* help still works */
+	setenv("LAB_INSTANCE", "unit", 1);
+}
+
 static void test_exec_console_args(void **s)
 {
 	(void)s;
@@ -146,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_up_args),
 		cmocka_unit_test(test_up_bad_topology),
 		cmocka_unit_test(test_exec_console_args),
+		cmocka_unit_test(test_bad_environment),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

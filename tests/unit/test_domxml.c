@@ -35,7 +35,7 @@ static void validate(const char *xml, const char *schema)
 static void test_network_isolated(void **s)
 {
 	char *br = lab_bridge_for("lab-lab0");
-	char *xml = lab_network_xml("lab-lab0", br);
+	char *xml = lab_network_xml("lab-lab0", br, "<lab:owner xmlns:lab='http://lab.invalid/xmlns/owner/1' instance='lab'/>");
 
 	(void)s;
 	assert_true(strlen(br) <= 15); /* IFNAMSIZ - 1 */
