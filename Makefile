@@ -17,20 +17,24 @@ UNIT    := $(patsubst %.c,%,$(sort $(wildcard tests/unit/test_*.c)))
 all: lab
 
 lab: lab.o $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 %.o: %.c $(wildcard src/*.h)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) -c -o $@ $<
 
 deps:
 	bash scripts/deps.sh
 
 # Unit tests link lab.c without main() so the CLI table is testable.
 tests/unit/lab_nomain.o: lab.c $(wildcard src/*.h)
-	$(CC) $(CFLAGS) -DLAB_NO_MAIN -c -o $@ $<
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) -DLAB_NO_MAIN -c -o $@ $<
 
 tests/unit/%: tests/unit/%.c tests/unit/lab_nomain.o $(OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 unit: $(UNIT)
 	@bash tests/run-unit.sh $(UNIT)

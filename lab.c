@@ -7,6 +7,9 @@
 #include "src/kernel.h"
 #include "src/image.h"
 #include "src/virt.h"
+#include "src/instance.h"
+#include "src/up.h"
+#include "src/cache.h"
 #include "src/run.h"
 #include "src/review.h"
 #include "src/owner.h"
@@ -36,6 +39,7 @@ static const struct command commands[] = {
 	  "the main job: both kernels, the suite on each, one row per seed" },
 	{ "report", cmd_report, "re-render a review's report (text, JSON, HTML)" },
 	{ "compare", cmd_compare, "compare two runs test by test" },
+	{ "cache", cmd_cache, "list or prune kernels, images, saved states, tests disks" },
 	{ "help", cmd_help, "show this help" },
 };
 

@@ -238,29 +238,33 @@ char *lab_seed_user_data(const struct lab_guest *g)
 	return ud;
 }
 
-int lab_seed_make(const struct lab_guest *g, const char *dir, char **iso)
+/* Deterministic: the same guest gets the same seed, so the saved ready
+ * state's key does not change from one `lab up` to the next. */
+char *lab_seed_meta_data(const struct lab_guest *g)
 {
-	char *ud = lab_seed_user_data(g);
-	char *udp = g_strdup_printf("%s/%s-user-data", dir, g->name);
-	char *mdp = g_strdup_printf("%s/%s-meta-data", dir, g->name);
-	char *md = g_strdup_printf("instance-id: %s-%ld\nlocal-hostname: %s\n",
-				   g->name, (long)time(NULL), g->name);
-	char *argv[] = { "cloud-localds", NULL, udp, mdp, NULL };
+	return g_strdup_printf("instance-id: lab-%s\nlocal-hostname: %s\n",
+			       g->name, g->name);
+}
+
+int lab_seed_write(const char *iso, const char *user_data,
+		   const char *meta_data)
+{
+	char *udp = g_strconcat(iso, ".user-data", NULL);
+	char *mdp = g_strconcat(iso, ".meta-data", NULL);
+	char *argv[] = { "cloud-localds", (char *)iso, udp, mdp, NULL };
 	int rc = -1;
 
-	*iso = g_strdup_printf("%s/%s-seed.iso", dir, g->name);
-	argv[1] = *iso;
-	if (ud && lab_write_file(udp, ud, -1) == 0 &&
-	    lab_write_file(mdp, md, -1) == 0) {
+	if (lab_write_file(udp, user_data, -1) == 0 &&
+	    lab_write_file(mdp, meta_data, -1) == 0) {
 		rc = lab_run(argv, NULL, NULL, 60);
 		if (rc != 0)
-			lab_err("cloud-localds failed for guest %s (is cloud-image-utils installed?)",
-				g->name);
+			lab_err("cloud-localds %s failed (is cloud-image-utils installed?)",
+				iso);
 	}
-	g_free(ud);
+	unlink(udp);
+	unlink(mdp);
 	g_free(udp);
 	g_free(mdp);
-	g_free(md);
 	return rc == 0 ? 0 : -1;
 }
 

@@ -10,8 +10,11 @@ char *lab_image_path(void);
 
 /* Render the NoCloud user-data of a guest from guests/cloud-init/. */
 char *lab_seed_user_data(const struct lab_guest *g);
-/* Make DIR/NAME-seed.iso with cloud-localds. 0 on success. */
-int lab_seed_make(const struct lab_guest *g, const char *dir, char **iso);
+/* Its meta-data (instance-id and hostname). */
+char *lab_seed_meta_data(const struct lab_guest *g);
+/* Pack a NoCloud seed ISO with cloud-localds. 0 on success. */
+int lab_seed_write(const char *iso, const char *user_data,
+		   const char *meta_data);
 /* qcow2 overlay on top of base; `backing` NULL makes a blank disk. */
 int lab_qcow2_create(const char *path, const char *backing, int size_mib);
 

@@ -83,6 +83,7 @@ char *lab_owner_xml(void)
 
 struct parse {
 	struct lab_owner *out;
+	bool ns_implied;
 	bool found;
 };
 
@@ -105,13 +106,20 @@ static void on_start(GMarkupParseContext *ctx, const char *el,
 
 	(void)ctx;
 	(void)err;
-	if (p->found || !colon || strcmp(colon + 1, "owner") != 0)
+	if (p->found)
 		return;
-	xmlns = g_strdup_printf("xmlns:%.*s", (int)(colon - el), el);
-	ns = attr(names, values, xmlns);
-	g_free(xmlns);
-	if (!ns || strcmp(ns, LAB_OWNER_NS) != 0)
-		return;
+	if (!colon) {
+		if (!p->ns_implied || strcmp(el, "owner") != 0)
+			return;
+	} else {
+		if (strcmp(colon + 1, "owner") != 0)
+			return;
+		xmlns = g_strdup_printf("xmlns:%.*s", (int)(colon - el), el);
+		ns = attr(names, values, xmlns);
+		g_free(xmlns);
+		if (!ns || strcmp(ns, LAB_OWNER_NS) != 0)
+			return;
+	}
 	p->found = true;
 	p->out->instance = g_strdup(attr(names, values, "instance"));
 	p->out->home = g_strdup(attr(names, values, "home"));
@@ -119,10 +127,10 @@ static void on_start(GMarkupParseContext *ctx, const char *el,
 	p->out->created = v ? strtol(v, NULL, 10) : 0;
 }
 
-bool lab_owner_parse(const char *xml, struct lab_owner *out)
+bool lab_owner_parse(const char *xml, bool ns_implied, struct lab_owner *out)
 {
 	GMarkupParser parser = { .start_element = on_start };
-	struct parse p = { out, false };
+	struct parse p = { out, ns_implied, false };
 	GMarkupParseContext *ctx;
 
 	memset(out, 0, sizeof(*out));

@@ -32,9 +32,11 @@ char *lab_home_unreachable(const char *home);
 
 /* The <lab:owner .../> element for this instance, created now. */
 char *lab_owner_xml(void);
-/* Find our owner element anywhere in XML (a domain's metadata or a whole
- * network definition). false when there is none. */
-bool lab_owner_parse(const char *xml, struct lab_owner *out);
+/* Find our owner element anywhere in XML (a whole network definition).
+ * ns_implied: XML is what virDomainGetMetadata returned for our namespace,
+ * which gives the element back without prefix or xmlns. false when there
+ * is none. */
+bool lab_owner_parse(const char *xml, bool ns_implied, struct lab_owner *out);
 void lab_owner_clear(struct lab_owner *o);
 /* The tag names this instance and this LAB_HOME. */
 bool lab_owner_is_ours(const struct lab_owner *o);

@@ -12,6 +12,8 @@
 #include "topology.h"
 #include "util.h"
 #include "virt.h"
+#include "instance.h"
+#include "up.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +33,7 @@ static char *one_kernel(const struct review_opts *o, const char *kernel,
 			const char *iso)
 {
 	struct lab_up_opts up = { o->topology, kernel, "auto", iso,
-				  READY_TIMEOUT_S, false };
+				  READY_TIMEOUT_S, false, false };
 	char *phase = g_strdup_printf("up (%s)", kernel);
 	char *run_dir = NULL;
 	int rc;

@@ -13,6 +13,7 @@
 #include "suite.h"
 #include "util.h"
 #include "virt.h"
+#include "up.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,7 +245,10 @@ static int preflight(const struct instance_spec *s, char **reason)
 	char *cmd;
 	int rc;
 
+	/* flushbufs: a restored guest may hold blocks of the tests disk it saw
+	 * before the save (udev's probe); the disk under it is today's. */
 	rc = gsh(s->g->name, "mountpoint -q /lab || { mkdir -p /lab && "
+		 "blockdev --flushbufs /dev/disk/by-label/LABTESTS && "
 		 "mount -o ro /dev/disk/by-label/LABTESTS /lab; }", 60, NULL, NULL);
 	if (rc != 0) {
 		*reason = g_strdup("cannot mount the tests disk (LABTESTS) at /lab");

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -305,7 +306,7 @@ static char *bin_key(const char *bin, const char *suite, const char *ko)
 	const char *n;
 	guint i;
 
-	lab_hash_str(h, "lab-tests-2");
+	lab_hash_str(h, "lab-tests-3");
 	lab_hash_file(h, suite);
 	lab_hash_file(h, ko);
 	while (d && (n = g_dir_read_name(d)))
@@ -322,6 +323,22 @@ static char *bin_key(const char *bin, const char *suite, const char *ko)
 	}
 	g_ptr_array_free(names, TRUE);
 	return lab_hash_finish(h, 16);
+}
+
+/* Every tests disk has the same size: a restored guest keeps the disk
+ * size it saw at boot, and the disk under it is swapped for today's. */
+static int pad_iso(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return -1;
+	if (st.st_size > (off_t)LAB_TESTS_DISK_MIB << 20) {
+		lab_err("the tests disk is %lld bytes, more than the fixed %d MiB",
+			(long long)st.st_size, LAB_TESTS_DISK_MIB);
+		return -1;
+	}
+	return truncate(path, (off_t)LAB_TESTS_DISK_MIB << 20) == 0 ? 0 : -1;
 }
 
 char *lab_tests_iso(void)
@@ -351,6 +368,8 @@ char *lab_tests_iso(void)
 
 		g_free(gm);
 		g_free(gk);
+		if (rc == 0)
+			rc = pad_iso(tmp);
 		if (rc != 0 || rename(tmp, iso) != 0) {
 			lab_err("making the tests disk %s failed (genisoimage)", iso);
 			unlink(tmp);

@@ -42,6 +42,9 @@ GPtrArray *lab_suite_resolve(const struct lab_suite *s, char **names,
 /* Known test and suite names, one line, for error messages. */
 char *lab_suite_known(const struct lab_suite *s);
 
+/* The tests disk's fixed size (zero-padded ISO 9660). */
+#define LAB_TESTS_DISK_MIB 64
+
 /* Build (cached by content hash) the read-only ISO 9660 tests disk from
  * tests/guest/bin and the suite map; returns its path or NULL. */
 char *lab_tests_iso(void);

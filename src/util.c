@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -114,11 +115,45 @@ int lab_mkdir_p(const char *path)
 	return 0;
 }
 
+static int rm_one(const char *p, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (remove(p) != 0 && errno != ENOENT) {
+		lab_err("cannot remove %s: %s", p, strerror(errno));
+		return 0; /* go on: remove what can be removed */
+	}
+	(void)flag;
+	return 0;
+}
+
+/* Natively, not through rm(1): it must work after Ctrl-C too, when no
+ * child process may be started. Never follows symlinks. */
 int lab_rm_rf(const char *path)
 {
-	char *argv[] = { "rm", "-rf", "--", (char *)path, NULL };
+	if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
+		return -1;
+	return lab_exists(path) ? -1 : 0;
+}
 
-	return lab_run(argv, NULL, NULL, 600) == 0 ? 0 : -1;
+static goffset du_total;
+
+static int du_one(const char *p, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)p;
+	(void)ftw;
+	if (flag == FTW_F)
+		du_total += (goffset)st->st_blocks * 512;
+	return 0;
+}
+
+goffset lab_du(const char *path)
+{
+	du_total = 0;
+	nftw(path, du_one, 16, FTW_PHYS);
+	return du_total;
 }
 
 bool lab_exists(const char *path)
@@ -268,6 +303,21 @@ int lab_run_capture(char *const argv[], const char *cwd, char **out,
 		    int timeout_s)
 {
 	return run_common(argv, cwd, NULL, timeout_s, out);
+}
+
+int lab_parse_count(const char *s, long min, long max, int *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s || !g_ascii_isdigit(*s))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
 }
 
 struct lab_hash {

@@ -26,6 +26,9 @@ char *lab_src_path(const char *rel);
 
 int lab_mkdir_p(const char *path);
 int lab_rm_rf(const char *path);
+/* Bytes a file or tree takes on disk (allocated blocks: sparse files
+ * count what they use). */
+goffset lab_du(const char *path);
 bool lab_exists(const char *path);
 
 /* Write a file atomically (temp file + rename): readers never see half. */
@@ -43,6 +46,10 @@ int lab_run_capture(char *const argv[], const char *cwd, char **out,
 /* A progress callback called about once a second while lab_run waits. */
 typedef void (*lab_tick_fn)(void *arg);
 void lab_run_set_tick(lab_tick_fn fn, void *arg);
+
+/* A whole decimal number in min..max (no units, no trailing text); 0 and
+ * *out set when it is one, else -1. Replaces atoi's silent zero. */
+int lab_parse_count(const char *s, long min, long max, int *out);
 
 /* SHA-256 accumulator over files and strings, for cache keys. */
 typedef struct lab_hash lab_hash;

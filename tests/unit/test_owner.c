@@ -82,16 +82,16 @@ static void test_owner_roundtrip(void **s)
 {
 	char *xml = lab_owner_xml();
 	char *domain = g_strdup_printf("<domain><name>x</name><metadata>%s</metadata></domain>", xml);
-	struct lab_owner o;
+	struct lab_owner o = { 0 };
 
 	(void)s;
-	assert_true(lab_owner_parse(xml, &o));
+	assert_true(lab_owner_parse(xml, false, &o));
 	assert_string_equal(o.instance, lab_instance());
 	assert_string_equal(o.home, lab_home());
 	assert_true(o.created > 0);
 	assert_true(lab_owner_is_ours(&o));
 	lab_owner_clear(&o);
-	assert_true(lab_owner_parse(domain, &o)); /* anywhere in a document */
+	assert_true(lab_owner_parse(domain, false, &o)); /* anywhere in a document */
 	assert_true(lab_owner_is_ours(&o));
 	lab_owner_clear(&o);
 	g_free(xml);
@@ -103,23 +103,28 @@ static void test_owner_table(void **s)
 	static const struct {
 		const char *xml;
 		bool found, ours;
+		bool implied;
 	} cases[] = {
+		/* what virDomainGetMetadata gives for our namespace */
+		{ "<owner instance='@INST@' home='@HOME@' created='1'/>", true, true, true },
+		/* ... but a bare <owner> in a whole document is not ours */
+		{ "<domain><owner instance='@INST@' home='@HOME@'/></domain>", false, false, false },
 		/* no tag: a VM somebody made by hand, even if named lab-x */
-		{ "<domain><name>lab-foreign-vm</name></domain>", false, false },
-		{ NULL, false, false },
-		{ "", false, false },
+		{ "<domain><name>lab-foreign-vm</name></domain>", false, false, false },
+		{ NULL, false, false, false },
+		{ "", false, false, false },
 		/* another instance of the same LAB_HOME */
-		{ "<lab:owner xmlns:lab='" LAB_OWNER_NS "' instance='lab-ci' home='@HOME@'/>", true, false },
+		{ "<lab:owner xmlns:lab='" LAB_OWNER_NS "' instance='lab-ci' home='@HOME@'/>", true, false, false },
 		/* same instance name, another LAB_HOME */
-		{ "<lab:owner xmlns:lab='" LAB_OWNER_NS "' instance='@INST@' home='/elsewhere'/>", true, false },
+		{ "<lab:owner xmlns:lab='" LAB_OWNER_NS "' instance='@INST@' home='/elsewhere'/>", true, false, false },
 		/* right names, wrong namespace: not ours */
-		{ "<lab:owner xmlns:lab='http://example.invalid/other' instance='@INST@' home='@HOME@'/>", false, false },
+		{ "<lab:owner xmlns:lab='http://example.invalid/other' instance='@INST@' home='@HOME@'/>", false, false, false },
 		/* other prefix, our namespace: ours */
-		{ "<x:owner xmlns:x='" LAB_OWNER_NS "' instance='@INST@' home='@HOME@' created='5'/>", true, true },
+		{ "<x:owner xmlns:x='" LAB_OWNER_NS "' instance='@INST@' home='@HOME@' created='5'/>", true, true, false },
 		/* missing attributes: found but never ours */
-		{ "<lab:owner xmlns:lab='" LAB_OWNER_NS "'/>", true, false },
+		{ "<lab:owner xmlns:lab='" LAB_OWNER_NS "'/>", true, false, false },
 		/* broken XML after the tag still finds the tag */
-		{ "<m><lab:owner xmlns:lab='" LAB_OWNER_NS "' instance='@INST@' home='@HOME@'/><<", true, true },
+		{ "<m><lab:owner xmlns:lab='" LAB_OWNER_NS "' instance='@INST@' home='@HOME@'/><<", true, true, false },
 	};
 	size_t i;
 
@@ -139,7 +144,7 @@ static void test_owner_table(void **s)
 			g_strfreev(b);
 			g_free(y);
 		}
-		found = lab_owner_parse(x, &o);
+		found = lab_owner_parse(x, cases[i].implied, &o);
 		if (found != cases[i].found || lab_owner_is_ours(&o) != cases[i].ours)
 			fail_msg("case %zu (%s): found %d ours %d", i, x ? x : "NULL",
 				 found, lab_owner_is_ours(&o));
