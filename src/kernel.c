@@ -1116,3 +1116,118 @@ out:
 	g_hash_table_destroy(touched);
 	return rc;
 }
+
+/* ---- the lab's test modules (tests/kmod) ---- */
+
+static char *kmod_key(const char *from)
+{
+	char *frag = fragment_path(), *ident = tarball_identity();
+	GDir *d = g_dir_open(from, 0, NULL);
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	lab_hash *h = lab_hash_new();
+	const char *n;
+	guint i;
+
+	lab_hash_str(h, "lab-kmod-1");
+	lab_hash_str(h, RECIPE_VERSION);
+	lab_hash_str(h, ident ? ident : "");
+	lab_hash_file(h, frag);
+	while (d && (n = g_dir_read_name(d)))
+		g_ptr_array_add(names, g_strdup(n));
+	if (d)
+		g_dir_close(d);
+	g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+	for (i = 0; i < names->len; i++) {
+		char *p = g_build_filename(from, g_ptr_array_index(names, i), NULL);
+
+		lab_hash_str(h, g_ptr_array_index(names, i));
+		lab_hash_file(h, p);
+		g_free(p);
+	}
+	g_ptr_array_free(names, TRUE);
+	g_free(frag);
+	g_free(ident);
+	return lab_hash_finish(h, KEY_LEN);
+}
+
+/* The cache keeps the .ko files: they are what goes on the tests disk. */
+static void keep_only_modules(const char *dir)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *n;
+
+	while (d && (n = g_dir_read_name(d))) {
+		char *p = g_build_filename(dir, n, NULL);
+
+		if (!g_str_has_suffix(n, ".ko"))
+			lab_rm_rf(p);
+		g_free(p);
+	}
+	if (d)
+		g_dir_close(d);
+}
+
+static int kmod_build(struct tree *t, const char *from, const char *tmp)
+{
+	char *cp = g_strdup_printf("%s/.", from);
+	char *o = g_strdup_printf("O=%s", t->obj), *m = g_strdup_printf("M=%s", tmp);
+	char *cpv[] = { "cp", "-r", cp, (char *)tmp, NULL };
+	/* scripts/module.lds and friends: not made by `make bzImage` */
+	char *prep[] = { "make", "-C", t->src, o, "modules_prepare", NULL };
+	char *mk[] = { "make", "-C", t->src, o, m, "modules", NULL };
+	int rc = lab_mkdir_p(tmp);
+
+	if (rc == 0)
+		rc = lab_run(cpv, NULL, NULL, 60);
+	if (rc == 0)
+		rc = lab_run(prep, NULL, t->log, 600);
+	if (rc == 0)
+		rc = lab_run(mk, NULL, t->log, 600);
+	if (rc == 0)
+		keep_only_modules(tmp);
+	g_free(cp);
+	g_free(o);
+	g_free(m);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Both kernels share config, version and struct layouts (the series touch
+ * only functions), so one build serves both. Built under the tree's lock,
+ * cached by content in $LAB_HOME/kmod/KEY. */
+char *lab_kmod_dir(void)
+{
+	char *from = lab_src_path("tests/kmod");
+	char *key = kmod_key(from);
+	char *rel = g_build_filename("kmod", key, NULL);
+	char *dir = lab_path(rel), *tmp = NULL, *vmlinux = NULL;
+	struct tree t = { .lock_fd = -1 };
+
+	if (lab_exists(dir))
+		goto out;
+	if (tree_open(&t) != 0)
+		goto fail;
+	vmlinux = g_build_filename(t.obj, "vmlinux", NULL);
+	if (!lab_exists(vmlinux)) {
+		lab_err("no built kernel tree in %s for the test modules: run `lab build all`",
+			t.obj);
+		goto fail;
+	}
+	tmp = g_strdup_printf("%s.tmp-%d", dir, (int)getpid());
+	lab_rm_rf(tmp);
+	if (kmod_build(&t, from, tmp) != 0 || rename(tmp, dir) != 0) {
+		lab_err("building tests/kmod failed; see %s", t.log);
+		lab_rm_rf(tmp);
+		goto fail;
+	}
+	goto out;
+fail:
+	g_clear_pointer(&dir, g_free);
+out:
+	tree_free(&t);
+	g_free(from);
+	g_free(key);
+	g_free(rel);
+	g_free(tmp);
+	g_free(vmlinux);
+	return dir;
+}

@@ -21,6 +21,11 @@ char *lab_kernel_key(const char *review, enum lab_variant v);
  * message naming the `lab build` command when it is not built yet. */
 char *lab_kernel_dir(const char *review, enum lab_variant v);
 
+/* The lab's test modules (tests/kmod: fault injection, observers) built
+ * against the lab's kernel tree, cached by content; the directory holding
+ * the .ko files, or NULL with a message. */
+char *lab_kmod_dir(void);
+
 int cmd_build(int argc, char **argv);
 int cmd_check_series(int argc, char **argv);
 

@@ -5,6 +5,7 @@
  * the host (virtiofsd) and no 9p in the guest kernel, no host networking,
  * and a guest cannot write back into the host's tree. */
 #include "suite.h"
+#include "kernel.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -249,79 +250,37 @@ static int build_guest_tests(const char *dir)
 	return rc == 0 ? 0 : -1;
 }
 
-/* The fault-injection module (tests/kmod) against the lab's kernel tree.
- * Both kernels share struct layouts and version, so one build serves both.
- * Returns the .ko path, or NULL with a message. */
-static char *build_kmod(void)
+static void hash_dir(lab_hash *h, const char *dir)
 {
-	char *obj = lab_path("kernel/obj"), *src = lab_path("kernel/src");
-	char *dir = lab_path("kmod"), *ko = NULL, *vmlinux;
-	char *from = lab_src_path("tests/kmod");
-	char *log = lab_path("kmod-build.log");
-
-	vmlinux = g_build_filename(obj, "vmlinux", NULL);
-	if (!lab_exists(vmlinux)) {
-		lab_err("no built kernel tree in %s for the test module: run `lab build all`", obj);
-		goto out;
-	}
-	lab_rm_rf(dir);
-	lab_mkdir_p(dir);
-	{
-		char *cp = g_strdup_printf("%s/.", from);
-		char *cpv[] = { "cp", "-r", cp, dir, NULL };
-		char *m = g_strdup_printf("M=%s", dir), *o = g_strdup_printf("O=%s", obj);
-		char *mk[] = { "make", "-C", src, o, m, "modules", NULL };
-		/* scripts/module.lds and friends: not made by `make bzImage` */
-		char *prep[] = { "make", "-C", src, o, "modules_prepare", NULL };
-		int rc = lab_run(cpv, NULL, NULL, 60);
-
-		unlink(log);
-		if (rc == 0)
-			rc = lab_run(prep, NULL, log, 600);
-		if (rc == 0)
-			rc = lab_run(mk, NULL, log, 600);
-		if (rc == 0)
-			ko = g_build_filename(dir, "lab_hda_zero.ko", NULL);
-		else
-			lab_err("building tests/kmod failed; see %s", log);
-		g_free(cp);
-		g_free(m);
-		g_free(o);
-	}
-out:
-	g_free(obj);
-	g_free(src);
-	g_free(dir);
-	g_free(vmlinux);
-	g_free(from);
-	g_free(log);
-	return ko;
-}
-
-static char *bin_key(const char *bin, const char *suite, const char *ko)
-{
-	lab_hash *h = lab_hash_new();
-	GDir *d = g_dir_open(bin, 0, NULL);
+	GDir *d = g_dir_open(dir, 0, NULL);
 	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
 	const char *n;
 	guint i;
 
-	lab_hash_str(h, "lab-tests-3");
-	lab_hash_file(h, suite);
-	lab_hash_file(h, ko);
 	while (d && (n = g_dir_read_name(d)))
 		g_ptr_array_add(names, g_strdup(n));
 	if (d)
 		g_dir_close(d);
 	g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
 	for (i = 0; i < names->len; i++) {
-		char *p = g_build_filename(bin, g_ptr_array_index(names, i), NULL);
+		char *p = g_build_filename(dir, g_ptr_array_index(names, i), NULL);
 
 		lab_hash_str(h, g_ptr_array_index(names, i));
-		lab_hash_file(h, p);
+		if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
+			lab_hash_file(h, p);
 		g_free(p);
 	}
 	g_ptr_array_free(names, TRUE);
+}
+
+static char *bin_key(const char *bin, const char *suite, const char *kmod)
+{
+	lab_hash *h = lab_hash_new();
+
+	lab_hash_str(h, "lab-tests-3");
+	lab_hash_file(h, suite);
+	hash_dir(h, bin);
+	hash_dir(h, kmod);
 	return lab_hash_finish(h, 16);
 }
 
@@ -346,11 +305,11 @@ char *lab_tests_iso(void)
 	char *src = lab_src_path("tests/guest");
 	char *bin = g_build_filename(src, "bin", NULL);
 	char *suite = lab_src_path("tests/suite.ini");
-	char *key = NULL, *iso = NULL, *tmp = NULL, *ko = NULL;
+	char *key = NULL, *iso = NULL, *tmp = NULL, *kmod = NULL;
 
-	if (build_guest_tests(src) != 0 || !(ko = build_kmod()))
+	if (build_guest_tests(src) != 0 || !(kmod = lab_kmod_dir()))
 		goto out;
-	key = bin_key(bin, suite, ko);
+	key = bin_key(bin, suite, kmod);
 	iso = g_strdup_printf("%s/tests/%s.iso", lab_home(), key);
 	if (lab_exists(iso))
 		goto out;
@@ -360,7 +319,7 @@ char *lab_tests_iso(void)
 	tmp = g_strdup_printf("%s.tmp", iso);
 	{
 		char *gm = g_strdup_printf("suite.ini=%s", suite);
-		char *gk = g_strdup_printf("kmod/lab_hda_zero.ko=%s", ko);
+		char *gk = g_strdup_printf("kmod/=%s/", kmod);
 		char *argv[] = { "genisoimage", "-quiet", "-V", "LABTESTS",
 				 "-r", "-J", "-graft-points", "-o", tmp,
 				 bin, gm, gk, NULL };
@@ -382,6 +341,6 @@ out:
 	g_free(suite);
 	g_free(key);
 	g_free(tmp);
-	g_free(ko);
+	g_free(kmod);
 	return iso;
 }

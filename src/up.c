@@ -362,45 +362,81 @@ static void saved_guest_of(struct plan *p, const char *xml,
 	sg->boot_s = p->ready_s;
 }
 
-static int restore_guest(struct lab_inst *in, struct plan *p, const char *dir,
-			 const char *type)
-{
-	char *owner = lab_owner_xml();
-	char *xml = plan_xml(p, type, owner);
-	char *xmlp = domain_xml_path(in->dir, p->g->name);
+/* One guest's restore, run in a thread of its own: restores read their
+ * state files and start QEMU side by side, and each guest's agent is
+ * answered (and its clock set) while the others still restore. */
+struct restore_job {
+	virConnectPtr conn;
+	const char *dir;
+	struct plan *p;
 	struct lab_saved_guest sg;
-	double t0 = lab_now();
-	int rc = -1;
+	char *xml;
+	double t0;
+	int rc;
+};
 
-	saved_guest_of(p, xml, &sg);
-	record_guest(in, p, "restored");
-	if (lab_inst_save(in) != 0 || lab_write_file(xmlp, xml, -1) != 0)
-		goto out;
-	unlink(p->f.console);
-	if (lab_saved_restore(in->conn, dir, &sg) != 0 ||
-	    settle_restored(in->conn, p->g->name, p->domain) != 0)
-		goto out;
-	p->ready_s = lab_now() - t0;
-	p->restored = true;
-	lab_info("guest %-12s restored in %5.1f s", p->g->name, p->ready_s);
-	rc = 0;
-out:
-	g_free(owner);
-	g_free(xml);
-	g_free(xmlp);
-	return rc;
+static gpointer restore_thread(gpointer data)
+{
+	struct restore_job *j = data;
+
+	j->rc = -1;
+	if (lab_saved_restore(j->conn, j->dir, &j->sg) != 0)
+		return NULL;
+	j->p->ready_s = lab_now() - j->t0;
+	if (settle_restored(j->conn, j->p->g->name, j->p->domain) != 0)
+		return NULL;
+	j->p->restored = true;
+	j->rc = 0;
+	lab_info("guest %-12s restored in %5.1f s, answering after %.1f s",
+		 j->p->g->name, j->p->ready_s, lab_now() - j->t0);
+	return NULL;
 }
 
+/* Record every guest first (state.ini and its XML: `lab down` must find
+ * them whatever happens next), then restore them all at once. */
 static int restore_all(struct lab_inst *in, struct plan *ps, guint n,
 		       const char *dir, const char *type)
 {
+	struct restore_job *jobs = g_new0(struct restore_job, n);
+	GThread **threads = g_new0(GThread *, n);
+	int rc = 0;
 	guint i;
 
 	g_key_file_set_string(in->state, "instance", "saved-dir", dir);
-	for (i = 0; i < n; i++)
-		if (lab_interrupted || restore_guest(in, &ps[i], dir, type) != 0)
-			return -1;
-	return 0;
+	for (i = 0; i < n && rc == 0; i++) {
+		char *owner = lab_owner_xml();
+		char *xmlp = domain_xml_path(in->dir, ps[i].g->name);
+
+		jobs[i].conn = in->conn;
+		jobs[i].dir = dir;
+		jobs[i].p = &ps[i];
+		jobs[i].xml = plan_xml(&ps[i], type, owner);
+		saved_guest_of(&ps[i], jobs[i].xml, &jobs[i].sg);
+		record_guest(in, &ps[i], "restored");
+		unlink(ps[i].f.console);
+		if (lab_write_file(xmlp, jobs[i].xml, -1) != 0)
+			rc = -1;
+		g_free(owner);
+		g_free(xmlp);
+	}
+	if (rc == 0 && lab_inst_save(in) != 0)
+		rc = -1;
+	for (i = 0; i < n && rc == 0 && !lab_interrupted; i++) {
+		jobs[i].t0 = lab_now();
+		threads[i] = g_thread_new("restore", restore_thread, &jobs[i]);
+	}
+	for (i = 0; i < n; i++) {
+		if (threads[i])
+			g_thread_join(threads[i]);
+		else
+			jobs[i].rc = -1;
+		if (jobs[i].rc != 0)
+			rc = -1;
+		g_free(jobs[i].xml);
+	}
+	g_free(jobs);
+	g_free(threads);
+	return lab_interrupted ? -1 : rc;
 }
 
 /* Stop whatever of the topology runs, keep the network: for a fresh boot
