@@ -87,6 +87,7 @@ static char *decode_member(json_object *o, const char *name)
 
 /* Poll guest-exec-status until the process exits or time runs out. */
 static int exec_wait(virDomainPtr dom, long pid, int timeout_s,
+		     unsigned flags, bool (*stop)(void *), void *arg,
 		     struct lab_exec_result *res)
 {
 	char *cmd = g_strdup_printf(
@@ -96,7 +97,7 @@ static int exec_wait(virDomainPtr dom, long pid, int timeout_s,
 	useconds_t delay = 50000;
 	int rc = -1;
 
-	while (!lab_interrupted) {
+	while (!lab_interrupted || (flags & LAB_AGENT_UNINTERRUPTIBLE)) {
 		json_object *whole, *exited, *code;
 		json_object *ret = agent_call(dom, cmd, 10, false, &whole);
 
@@ -118,8 +119,11 @@ static int exec_wait(virDomainPtr dom, long pid, int timeout_s,
 		json_object_put(whole);
 		if (lab_now() > deadline) {
 			res->timed_out = true;
-			lab_err("%s: command still running after %d s",
-				virDomainGetName(dom), timeout_s);
+			rc = 1;
+			break;
+		}
+		if (stop && stop(arg)) {
+			rc = 1;
 			break;
 		}
 		usleep(delay);
@@ -131,7 +135,14 @@ static int exec_wait(virDomainPtr dom, long pid, int timeout_s,
 }
 
 int lab_agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
-		   struct lab_exec_result *res)
+		   unsigned flags, struct lab_exec_result *res)
+{
+	return lab_agent_exec_watch(dom, argv, timeout_s, flags, NULL, NULL, res);
+}
+
+int lab_agent_exec_watch(virDomainPtr dom, const char *const *argv,
+			 int timeout_s, unsigned flags, bool (*stop)(void *),
+			 void *arg, struct lab_exec_result *res)
 {
 	char *req = lab_agent_exec_request(argv);
 	json_object *whole, *pid;
@@ -141,8 +152,10 @@ int lab_agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
 	memset(res, 0, sizeof(*res));
 	res->exit_code = -1;
 	g_free(req);
-	if (ret && json_object_object_get_ex(ret, "pid", &pid))
-		rc = exec_wait(dom, json_object_get_int64(pid), timeout_s, res);
+	if (ret && json_object_object_get_ex(ret, "pid", &pid)) {
+		res->pid = (long)json_object_get_int64(pid);
+		rc = exec_wait(dom, res->pid, timeout_s, flags, stop, arg, res);
+	}
 	json_object_put(whole);
 	if (!res->out)
 		res->out = g_strdup("");
@@ -152,11 +165,24 @@ int lab_agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
 }
 
 int lab_agent_sh(virDomainPtr dom, const char *cmd, int timeout_s,
-		 struct lab_exec_result *res)
+		 unsigned flags, struct lab_exec_result *res)
 {
 	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 
-	return lab_agent_exec(dom, argv, timeout_s, res);
+	return lab_agent_exec(dom, argv, timeout_s, flags, res);
+}
+
+int lab_agent_kill(virDomainPtr dom, long pid, bool group)
+{
+	char *grp = g_strdup_printf("%s%ld", group ? "-" : "", pid);
+	const char *argv[] = { "/bin/kill", "-KILL", "--", grp, NULL };
+	struct lab_exec_result r;
+	int rc = lab_agent_exec(dom, argv, 10, LAB_AGENT_UNINTERRUPTIBLE, &r);
+
+	rc = rc == 0 && r.exit_code == 0 ? 0 : -1;
+	lab_exec_result_clear(&r);
+	g_free(grp);
+	return rc;
 }
 
 void lab_exec_result_clear(struct lab_exec_result *res)

@@ -9,20 +9,34 @@ struct lab_exec_result {
 	int exit_code;   /* -1 when the command did not finish */
 	char *out;
 	char *err;
-	bool timed_out;
+	bool timed_out;  /* still running when the time was up */
+	long pid;        /* its pid in the guest (guest-exec's) */
 };
+
+/* Go on after Ctrl-C: for cleanup (knobs, mounts, netem, kills). */
+#define LAB_AGENT_UNINTERRUPTIBLE 1u
 
 /* true when the agent answers guest-ping within timeout_s. */
 bool lab_agent_ping(virDomainPtr dom, int timeout_s);
 
 /* Run argv[0] with args in the guest (guest-exec), wait up to timeout_s for
- * it to exit, collect its output. Returns 0 when the agent ran it (see
- * res->exit_code), -1 when the agent failed (message printed). */
+ * it to exit, collect its output. 0: it exited (res->exit_code); 1: it
+ * still runs after timeout_s (res->timed_out, res->pid: the caller kills
+ * it); -1: the agent failed or we were interrupted (message printed). */
 int lab_agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
-		   struct lab_exec_result *res);
+		   unsigned flags, struct lab_exec_result *res);
+/* The same, and stop waiting (return 1, as for a timeout) as soon as
+ * stop(arg) says so: the runner watches the console for an oops that left
+ * the program stuck where no signal reaches it. */
+int lab_agent_exec_watch(virDomainPtr dom, const char *const *argv,
+			 int timeout_s, unsigned flags, bool (*stop)(void *),
+			 void *arg, struct lab_exec_result *res);
 /* Convenience: /bin/sh -c CMD. */
 int lab_agent_sh(virDomainPtr dom, const char *cmd, int timeout_s,
-		 struct lab_exec_result *res);
+		 unsigned flags, struct lab_exec_result *res);
+/* SIGKILL PID in the guest, or its whole process group (a command
+ * started under setsid leads a group of its own). */
+int lab_agent_kill(virDomainPtr dom, long pid, bool group);
 void lab_exec_result_clear(struct lab_exec_result *res);
 
 /* Build the guest-exec JSON request (exposed for unit tests). */

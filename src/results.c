@@ -13,7 +13,57 @@ static const char *const verdict_names[] = {
 	[LAB_INCONCLUSIVE] = "inconclusive",
 	[LAB_SKIP] = "skip",
 	[LAB_ERROR] = "error",
+	[LAB_TIMEOUT] = "timeout",
 };
+
+static const char *const evidence_names[] = {
+	[LAB_EV_NONE] = "none",
+	[LAB_EV_SIGNATURE] = "signature",
+	[LAB_EV_OTHER] = "other",
+};
+
+const char *lab_evidence_name(enum lab_evidence e)
+{
+	return evidence_names[e];
+}
+
+int lab_evidence_parse(const char *s, enum lab_evidence *e)
+{
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(evidence_names); i++) {
+		if (s && strcmp(s, evidence_names[i]) == 0) {
+			*e = (enum lab_evidence)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct lab_rreport *lab_rreport_new(const char *type, const char *title,
+				    const char *first_line, const char *function,
+				    bool signature)
+{
+	struct lab_rreport *r = g_new0(struct lab_rreport, 1);
+
+	r->type = g_strdup(type ? type : "");
+	r->title = g_strdup(title ? title : "");
+	r->first_line = g_strdup(first_line ? first_line : "");
+	r->function = g_strdup(function);
+	r->signature = signature;
+	return r;
+}
+
+void lab_rreport_free(struct lab_rreport *r)
+{
+	if (!r)
+		return;
+	g_free(r->type);
+	g_free(r->title);
+	g_free(r->first_line);
+	g_free(r->function);
+	g_free(r);
+}
 
 const char *lab_verdict_name(enum lab_verdict v)
 {
@@ -41,7 +91,7 @@ struct lab_result *lab_result_new(const char *name, const char *test)
 	r->test = g_strdup(test);
 	r->exit_code = -1;
 	r->window_hits = -1;
-	r->reports = g_ptr_array_new_with_free_func(g_free);
+	r->reports = g_ptr_array_new_with_free_func((GDestroyNotify)lab_rreport_free);
 	return r;
 }
 
@@ -56,6 +106,7 @@ void lab_result_free(struct lab_result *r)
 	g_free(r->kernel);
 	g_free(r->reason);
 	g_free(r->dir);
+	g_free(r->knob);
 	g_ptr_array_free(r->reports, TRUE);
 	g_free(r);
 }
@@ -72,41 +123,30 @@ long lab_taint_bad_bits(long before, long after)
 	return (after & ~before) & TAINT_COMPLAINT;
 }
 
-enum lab_verdict lab_verdict_decide(int exit_code, bool crashed,
-				    guint n_reports, long taint_new_bits,
-				    char **reason)
+/* JSON strings must be UTF-8: a guest console may print anything. */
+static json_object *jnew(const char *v)
 {
-	if (crashed) {
-		*reason = g_strdup("the guest crashed or hung during the test");
-		return LAB_FAIL;
-	}
-	if (n_reports > 0) {
-		*reason = g_strdup_printf("the kernel complained on the console (%u report%s)",
-					  n_reports, n_reports == 1 ? "" : "s");
-		return LAB_FAIL;
-	}
-	if (taint_new_bits) {
-		*reason = g_strdup_printf("new taint bits 0x%lx during the test",
-					  taint_new_bits);
-		return LAB_FAIL;
-	}
-	switch (exit_code) {
-	case 0:
-		*reason = g_strdup("program passed, console clean, no new taint");
-		return LAB_PASS;
-	case 1:
-		*reason = g_strdup("the program observed the bug");
-		return LAB_FAIL;
-	case 2:
-		*reason = g_strdup("inconclusive: the window was never hit");
-		return LAB_INCONCLUSIVE;
-	case 4:
-		*reason = g_strdup("skipped by the test");
-		return LAB_SKIP;
-	default:
-		*reason = g_strdup_printf("setup error (exit %d)", exit_code);
-		return LAB_ERROR;
-	}
+	char *ok;
+	json_object *o;
+
+	if (!v)
+		return NULL;
+	ok = g_utf8_make_valid(v, -1);
+	o = json_object_new_string(ok);
+	g_free(ok);
+	return o;
+}
+
+static json_object *report_json(const struct lab_rreport *rep)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "type", jnew(rep->type));
+	json_object_object_add(o, "title", jnew(rep->title));
+	json_object_object_add(o, "first_line", jnew(rep->first_line));
+	json_object_object_add(o, "function", jnew(rep->function));
+	json_object_object_add(o, "signature", json_object_new_boolean(rep->signature));
+	return o;
 }
 
 static json_object *result_json(const struct lab_result *r)
@@ -115,32 +155,23 @@ static json_object *result_json(const struct lab_result *r)
 	json_object *reps = json_object_new_array();
 	guint i;
 
-#define S(k, v) json_object_object_add(o, k, (v) ? json_object_new_string(v) : NULL)
-	S("name", r->name);
-	S("test", r->test);
-	S("seed", r->seed);
-	S("guest", r->guest);
-	S("kernel", r->kernel);
-	S("verdict", lab_verdict_name(r->verdict));
-	S("reason", r->reason);
-	S("dir", r->dir);
-#undef S
+	json_object_object_add(o, "name", jnew(r->name));
+	json_object_object_add(o, "test", jnew(r->test));
+	json_object_object_add(o, "seed", jnew(r->seed));
+	json_object_object_add(o, "guest", jnew(r->guest));
+	json_object_object_add(o, "kernel", jnew(r->kernel));
+	json_object_object_add(o, "verdict", jnew(lab_verdict_name(r->verdict)));
+	json_object_object_add(o, "evidence", jnew(lab_evidence_name(r->evidence)));
+	json_object_object_add(o, "reason", jnew(r->reason));
+	json_object_object_add(o, "knob", jnew(r->knob));
+	json_object_object_add(o, "dir", jnew(r->dir));
 	json_object_object_add(o, "exit_code", json_object_new_int(r->exit_code));
 	json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
 	json_object_object_add(o, "taint_before", json_object_new_int64(r->taint_before));
 	json_object_object_add(o, "taint_after", json_object_new_int64(r->taint_after));
 	json_object_object_add(o, "window_hits", json_object_new_int64(r->window_hits));
-	for (i = 0; i < r->reports->len; i++) {
-		char **f = g_strsplit(g_ptr_array_index(r->reports, i), "|", 3);
-		json_object *rep = json_object_new_object();
-
-		json_object_object_add(rep, "type", json_object_new_string(f[0] ? f[0] : ""));
-		json_object_object_add(rep, "title", json_object_new_string(f[0] && f[1] ? f[1] : ""));
-		json_object_object_add(rep, "first_line",
-			json_object_new_string(f[0] && f[1] && f[2] ? f[2] : ""));
-		json_object_array_add(reps, rep);
-		g_strfreev(f);
-	}
+	for (i = 0; i < r->reports->len; i++)
+		json_object_array_add(reps, report_json(g_ptr_array_index(r->reports, i)));
 	json_object_object_add(o, "reports", reps);
 	return o;
 }
@@ -152,9 +183,11 @@ char *lab_results_json(const struct lab_run *run)
 	char *s;
 	guint i;
 
-	json_object_object_add(o, "run", json_object_new_string(run->id));
-	json_object_object_add(o, "topology", json_object_new_string(run->topology));
-	json_object_object_add(o, "kernel", json_object_new_string(run->kernel));
+	json_object_object_add(o, "run", jnew(run->id));
+	json_object_object_add(o, "topology", jnew(run->topology));
+	json_object_object_add(o, "kernel", jnew(run->kernel));
+	json_object_object_add(o, "kernel_key", jnew(run->kernel_key));
+	json_object_object_add(o, "kernel_release", jnew(run->kernel_release));
 	for (i = 0; i < run->results->len; i++)
 		json_object_array_add(arr, result_json(g_ptr_array_index(run->results, i)));
 	json_object_object_add(o, "tests", arr);
@@ -164,48 +197,82 @@ char *lab_results_json(const struct lab_run *run)
 	return s;
 }
 
+/* XML 1.0 forbids most control characters even as references (&#x1b;):
+ * they become '?', and the text is made valid UTF-8 first. */
+char *lab_xml_text(const char *s)
+{
+	char *u = g_utf8_make_valid(s ? s : "", -1);
+	char *p;
+
+	for (p = u; *p; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+			*p = '?';
+	return u;
+}
+
+static const char *first_title(const struct lab_result *r)
+{
+	return r->reports->len
+		? ((struct lab_rreport *)g_ptr_array_index(r->reports, 0))->title : NULL;
+}
+
+static char *junit_case(const struct lab_run *run, const struct lab_result *r)
+{
+	const char *tag = r->verdict == LAB_FAIL ? "failure" :
+			  r->verdict == LAB_ERROR || r->verdict == LAB_TIMEOUT ? "error" :
+			  r->verdict == LAB_PASS ? NULL : "skipped";
+	char *kernel = lab_xml_text(run->kernel), *guest = lab_xml_text(r->guest ? r->guest : "-");
+	char *name = lab_xml_text(r->name), *reason = lab_xml_text(r->reason);
+	char *title = lab_xml_text(first_title(r));
+	char *tc = g_markup_printf_escaped(
+		"  <testcase classname=\"lab.%s.%s\" name=\"%s\" time=\"%.1f\">\n",
+		kernel, guest, name, r->seconds);
+	GString *x = g_string_new(tc);
+
+	if (tag) {
+		/* JUnit has no "inconclusive": a skip whose message says so,
+		 * never a pass; a timeout is an error whose message says so */
+		char *el = g_markup_printf_escaped("    <%s message=\"%s: %s\">%s</%s>\n",
+			tag, lab_verdict_name(r->verdict), reason, title, tag);
+
+		g_string_append(x, el);
+		g_free(el);
+	}
+	g_string_append(x, "  </testcase>\n");
+	g_free(tc);
+	g_free(kernel);
+	g_free(guest);
+	g_free(name);
+	g_free(reason);
+	g_free(title);
+	return g_string_free(x, FALSE);
+}
+
 char *lab_results_junit(const struct lab_run *run)
 {
 	GString *x = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	int fails = 0, errors = 0, skipped = 0;
+	char *head, *kernel = lab_xml_text(run->kernel);
 	guint i;
-	char *head;
 
 	for (i = 0; i < run->results->len; i++) {
 		struct lab_result *r = g_ptr_array_index(run->results, i);
 
 		fails += r->verdict == LAB_FAIL;
-		errors += r->verdict == LAB_ERROR;
+		errors += r->verdict == LAB_ERROR || r->verdict == LAB_TIMEOUT;
 		skipped += r->verdict == LAB_SKIP || r->verdict == LAB_INCONCLUSIVE;
 	}
 	head = g_markup_printf_escaped(
 		"<testsuite name=\"lab.%s\" tests=\"%u\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n",
-		run->kernel, run->results->len, fails, errors, skipped);
+		kernel, run->results->len, fails, errors, skipped);
 	g_string_append(x, head);
 	g_free(head);
+	g_free(kernel);
 	for (i = 0; i < run->results->len; i++) {
-		struct lab_result *r = g_ptr_array_index(run->results, i);
-		const char *tag = r->verdict == LAB_FAIL ? "failure" :
-				  r->verdict == LAB_ERROR ? "error" :
-				  r->verdict == LAB_PASS ? NULL : "skipped";
-		char *tc = g_markup_printf_escaped(
-			"  <testcase classname=\"lab.%s.%s\" name=\"%s\" time=\"%.1f\">\n",
-			run->kernel, r->guest ? r->guest : "-", r->name, r->seconds);
+		char *c = junit_case(run, g_ptr_array_index(run->results, i));
 
-		g_string_append(x, tc);
-		g_free(tc);
-		if (tag) {
-			/* JUnit has no "inconclusive": it is a skip whose
-			 * message says so, never a pass. */
-			char *el = g_markup_printf_escaped("    <%s message=\"%s: %s\">%s</%s>\n",
-				tag, lab_verdict_name(r->verdict), r->reason ? r->reason : "",
-				r->reports->len ? (char *)g_ptr_array_index(r->reports, 0) : "",
-				tag);
-
-			g_string_append(x, el);
-			g_free(el);
-		}
-		g_string_append(x, "  </testcase>\n");
+		g_string_append(x, c);
+		g_free(c);
 	}
 	g_string_append(x, "</testsuite>\n");
 	return g_string_free(x, FALSE);
@@ -213,39 +280,24 @@ char *lab_results_junit(const struct lab_run *run)
 
 char *lab_result_ktap_line(const struct lab_result *r, int n)
 {
-	const char *first = r->reports->len ? g_ptr_array_index(r->reports, 0) : NULL;
-	char *title = NULL, *line;
+	const char *title = first_title(r);
 
-	if (first) {
-		char **f = g_strsplit(first, "|", 3);
-
-		title = g_strdup(f[0] && f[1] ? f[1] : first);
-		g_strfreev(f);
-	}
 	switch (r->verdict) {
 	case LAB_PASS:
-		line = g_strdup_printf("ok %d %s", n, r->name);
-		break;
+		return g_strdup_printf("ok %d %s", n, r->name);
 	case LAB_SKIP:
-		line = g_strdup_printf("ok %d %s # SKIP %s", n, r->name, r->reason);
-		break;
+		return g_strdup_printf("ok %d %s # SKIP %s", n, r->name, r->reason);
 	case LAB_INCONCLUSIVE:
-		line = g_strdup_printf("ok %d %s # SKIP inconclusive: %s", n, r->name,
+		return g_strdup_printf("ok %d %s # SKIP inconclusive: %s", n, r->name,
 				       r->reason);
-		break;
+	case LAB_TIMEOUT:
+		return g_strdup_printf("not ok %d %s # TIMEOUT %s", n, r->name, r->reason);
 	default:
-		line = g_strdup_printf("not ok %d %s # %s%s%s", n, r->name,
-				       r->verdict == LAB_ERROR ? "ERROR " : "",
-				       r->reason, title ? " :: " : "");
-		if (title) {
-			char *l2 = g_strconcat(line, title, NULL);
-
-			g_free(line);
-			line = l2;
-		}
+		return g_strdup_printf("not ok %d %s # %s%s%s%s", n, r->name,
+				       r->verdict == LAB_ERROR ? "ERROR " : "", r->reason,
+				       title && !strstr(r->reason, title) ? " :: " : "",
+				       title && !strstr(r->reason, title) ? title : "");
 	}
-	g_free(title);
-	return line;
 }
 
 int lab_results_write(const struct lab_run *run)
@@ -263,83 +315,173 @@ int lab_results_write(const struct lab_run *run)
 	return rc;
 }
 
-static char *jstr(json_object *o, const char *k)
+/* ---- loading: a malformed file is a message, never a crash ---- */
+
+struct loader {
+	const char *path;
+	char *err;
+};
+
+static void bad(struct loader *l, const char *where, const char *what)
+{
+	if (!l->err)
+		l->err = g_strdup_printf("%s: %s: %s", l->path, where, what);
+}
+
+/* A string member (NULL when absent or null); wrong type is an error. */
+static char *jstr(struct loader *l, json_object *o, const char *k, bool need)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null)) {
+		if (need)
+			bad(l, k, "missing");
+		return NULL;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		bad(l, k, "not a string");
+		return NULL;
+	}
+	return g_strdup(json_object_get_string(v));
+}
+
+static long jnum(struct loader *l, json_object *o, const char *k, long def)
 {
 	json_object *v;
 
 	if (!json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
-		return NULL;
-	return g_strdup(json_object_get_string(v));
+		return def;
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
+		bad(l, k, "not a number");
+		return def;
+	}
+	return (long)json_object_get_int64(v);
 }
 
-static long jint(json_object *o, const char *k)
+static void load_reports(struct loader *l, json_object *o, struct lab_result *r)
 {
-	json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) ? (long)json_object_get_int64(v) : -1;
-}
-
-static struct lab_result *result_from_json(json_object *o)
-{
-	char *name = jstr(o, "name"), *test = jstr(o, "test"), *verdict;
-	struct lab_result *r = lab_result_new(name, test);
-	json_object *reps, *v;
+	json_object *reps, *sig;
 	size_t i;
 
+	if (!json_object_object_get_ex(o, "reports", &reps))
+		return;
+	if (!json_object_is_type(reps, json_type_array)) {
+		bad(l, "reports", "not an array");
+		return;
+	}
+	for (i = 0; i < json_object_array_length(reps); i++) {
+		json_object *rep = json_object_array_get_idx(reps, i);
+		char *t, *ti, *fl, *fn;
+
+		if (!json_object_is_type(rep, json_type_object)) {
+			bad(l, "reports", "an entry is not an object");
+			return;
+		}
+		t = jstr(l, rep, "type", false);
+		ti = jstr(l, rep, "title", false);
+		fl = jstr(l, rep, "first_line", false);
+		fn = jstr(l, rep, "function", false);
+		g_ptr_array_add(r->reports, lab_rreport_new(t, ti, fl, fn,
+			json_object_object_get_ex(rep, "signature", &sig) &&
+			json_object_get_boolean(sig)));
+		g_free(t);
+		g_free(ti);
+		g_free(fl);
+		g_free(fn);
+	}
+}
+
+static struct lab_result *result_from_json(struct loader *l, json_object *o)
+{
+	char *name = jstr(l, o, "name", true), *test = jstr(l, o, "test", false);
+	char *verdict, *evidence;
+	struct lab_result *r;
+	json_object *v;
+
+	r = lab_result_new(name ? name : "?", test ? test : name ? name : "?");
 	g_free(name);
 	g_free(test);
-	r->seed = jstr(o, "seed");
-	r->guest = jstr(o, "guest");
-	r->kernel = jstr(o, "kernel");
-	r->reason = jstr(o, "reason");
-	r->dir = jstr(o, "dir");
-	verdict = jstr(o, "verdict");
-	if (lab_verdict_parse(verdict, &r->verdict) != 0)
-		r->verdict = LAB_ERROR;
+	r->seed = jstr(l, o, "seed", false);
+	r->guest = jstr(l, o, "guest", false);
+	r->kernel = jstr(l, o, "kernel", false);
+	r->reason = jstr(l, o, "reason", false);
+	r->knob = jstr(l, o, "knob", false);
+	r->dir = jstr(l, o, "dir", false);
+	verdict = jstr(l, o, "verdict", true);
+	if (verdict && lab_verdict_parse(verdict, &r->verdict) != 0)
+		bad(l, "verdict", "not a known verdict");
+	evidence = jstr(l, o, "evidence", false);
+	/* results written before evidence existed: a failure is unattributed */
+	if (!evidence)
+		r->evidence = r->verdict == LAB_FAIL ? LAB_EV_OTHER : LAB_EV_NONE;
+	else if (lab_evidence_parse(evidence, &r->evidence) != 0)
+		bad(l, "evidence", "not signature, other or none");
 	g_free(verdict);
-	r->exit_code = (int)jint(o, "exit_code");
-	r->taint_before = jint(o, "taint_before");
-	r->taint_after = jint(o, "taint_after");
-	r->window_hits = jint(o, "window_hits");
+	g_free(evidence);
+	r->exit_code = (int)jnum(l, o, "exit_code", -1);
+	r->taint_before = jnum(l, o, "taint_before", -1);
+	r->taint_after = jnum(l, o, "taint_after", -1);
+	r->window_hits = jnum(l, o, "window_hits", -1);
 	if (json_object_object_get_ex(o, "seconds", &v))
 		r->seconds = json_object_get_double(v);
-	if (json_object_object_get_ex(o, "reports", &reps)) {
-		for (i = 0; i < json_object_array_length(reps); i++) {
-			json_object *rep = json_object_array_get_idx(reps, i);
-			char *t = jstr(rep, "type"), *ti = jstr(rep, "title"),
-			     *fl = jstr(rep, "first_line");
-
-			g_ptr_array_add(r->reports, g_strdup_printf("%s|%s|%s",
-				t ? t : "", ti ? ti : "", fl ? fl : ""));
-			g_free(t);
-			g_free(ti);
-			g_free(fl);
-		}
-	}
+	if (r->dir && (g_path_is_absolute(r->dir) || strstr(r->dir, "..")))
+		bad(l, "dir", "must be a path inside the run");
+	load_reports(l, o, r);
 	return r;
+}
+
+static struct lab_run *run_from_json(struct loader *l, json_object *o)
+{
+	struct lab_run *run = g_new0(struct lab_run, 1);
+	json_object *tests;
+	size_t i;
+
+	run->dir = g_path_get_dirname(l->path);
+	run->results = g_ptr_array_new_with_free_func((GDestroyNotify)lab_result_free);
+	if (!json_object_is_type(o, json_type_object)) {
+		bad(l, "top level", "not an object");
+		return run;
+	}
+	run->id = jstr(l, o, "run", false);
+	run->topology = jstr(l, o, "topology", false);
+	run->kernel = jstr(l, o, "kernel", false);
+	run->kernel_key = jstr(l, o, "kernel_key", false);
+	run->kernel_release = jstr(l, o, "kernel_release", false);
+	if (!json_object_object_get_ex(o, "tests", &tests) ||
+	    !json_object_is_type(tests, json_type_array)) {
+		bad(l, "tests", "missing or not an array");
+		return run;
+	}
+	for (i = 0; i < json_object_array_length(tests) && !l->err; i++) {
+		json_object *t = json_object_array_get_idx(tests, i);
+
+		if (!json_object_is_type(t, json_type_object)) {
+			bad(l, "tests", "an entry is not an object");
+			break;
+		}
+		g_ptr_array_add(run->results, result_from_json(l, t));
+	}
+	return run;
 }
 
 struct lab_run *lab_results_load(const char *path)
 {
-	json_object *o = json_object_from_file(path), *tests;
+	struct loader l = { path, NULL };
+	json_object *o = json_object_from_file(path);
 	struct lab_run *run;
-	size_t i;
 
 	if (!o) {
 		lab_err("cannot read %s: %s", path, json_util_get_last_err());
 		return NULL;
 	}
-	run = g_new0(struct lab_run, 1);
-	run->dir = g_path_get_dirname(path);
-	run->id = jstr(o, "run");
-	run->topology = jstr(o, "topology");
-	run->kernel = jstr(o, "kernel");
-	run->results = g_ptr_array_new_with_free_func((GDestroyNotify)lab_result_free);
-	if (json_object_object_get_ex(o, "tests", &tests))
-		for (i = 0; i < json_object_array_length(tests); i++)
-			g_ptr_array_add(run->results,
-				result_from_json(json_object_array_get_idx(tests, i)));
+	run = run_from_json(&l, o);
 	json_object_put(o);
+	if (l.err) {
+		lab_err("malformed results: %s", l.err);
+		g_free(l.err);
+		lab_run_free(run);
+		return NULL;
+	}
 	return run;
 }
 
@@ -361,6 +503,8 @@ void lab_run_free(struct lab_run *run)
 	g_free(run->dir);
 	g_free(run->topology);
 	g_free(run->kernel);
+	g_free(run->kernel_key);
+	g_free(run->kernel_release);
 	g_ptr_array_free(run->results, TRUE);
 	g_free(run);
 }

@@ -11,6 +11,23 @@ enum lab_verdict {
 	LAB_INCONCLUSIVE, /* race window never hit, lockdep already off */
 	LAB_SKIP,         /* missing device/config/role: says why */
 	LAB_ERROR,        /* setup broke: the test says nothing */
+	LAB_TIMEOUT,      /* the runner's bound ran out and it killed the test */
+};
+
+/* Whose bug a failure shows (verdict.h decides). */
+enum lab_evidence {
+	LAB_EV_NONE,      /* not a failure */
+	LAB_EV_SIGNATURE, /* the seed's own bug: its signature matched */
+	LAB_EV_OTHER,     /* failed for another reason (named in the reason) */
+};
+
+/* A kernel report pinned to a test (console.h's, as results keep it). */
+struct lab_rreport {
+	char *type;       /* "oops", "warning", "lockdep", ... */
+	char *title;
+	char *first_line;
+	char *function;   /* guilty function or NULL */
+	bool signature;   /* matches the seed's signature */
 };
 
 struct lab_result {
@@ -20,12 +37,15 @@ struct lab_result {
 	char *guest;
 	char *kernel;
 	enum lab_verdict verdict;
+	enum lab_evidence evidence;
 	char *reason;   /* one line: why this verdict */
 	int exit_code;  /* the program's, -1 if it did not finish */
 	double seconds;
 	long taint_before, taint_after;
 	long window_hits; /* -1 when the test does not report it */
-	GPtrArray *reports; /* char *: "type|title|first line" of each report */
+	GPtrArray *reports; /* struct lab_rreport *: reports pinned to it, not
+			     * counting the fix's own expected report */
+	char *knob;     /* "PATH=VALUE (on|absent)" when a race knob was set */
 	char *dir;      /* per-test output directory, relative to the run */
 };
 
@@ -34,6 +54,8 @@ struct lab_run {
 	char *dir;
 	char *topology;
 	char *kernel;   /* "baseline", "patched" or "mixed" */
+	char *kernel_key;     /* the kernel cache key the guests booted */
+	char *kernel_release; /* `uname -r` in a guest */
 	double started;
 	GPtrArray *results; /* struct lab_result * */
 };
@@ -43,17 +65,19 @@ int lab_verdict_parse(const char *s, enum lab_verdict *v);
 struct lab_result *lab_result_new(const char *name, const char *test);
 void lab_result_free(struct lab_result *r);
 
-/* Verdict from what was observed; exit codes as in tests/guest/README.md:
- * 0 pass, 1 fail, 2 inconclusive, 3 error, 4 skip. A kernel report or a new
- * taint bit during the test makes it a failure whatever the program said. */
-enum lab_verdict lab_verdict_decide(int exit_code, bool crashed,
-				    guint n_reports, long taint_new_bits,
-				    char **reason);
+const char *lab_evidence_name(enum lab_evidence e);
+int lab_evidence_parse(const char *s, enum lab_evidence *e);
+struct lab_rreport *lab_rreport_new(const char *type, const char *title,
+				    const char *first_line, const char *function,
+				    bool signature);
+void lab_rreport_free(struct lab_rreport *r);
 
 /* Taint bits that mean the kernel complained (W, D, L, ...). */
 long lab_taint_bad_bits(long before, long after);
 
 char *lab_results_json(const struct lab_run *run);
+/* Text fit for XML 1.0: valid UTF-8, no forbidden control characters. */
+char *lab_xml_text(const char *s);
 char *lab_results_junit(const struct lab_run *run);
 char *lab_result_ktap_line(const struct lab_result *r, int n);
 /* Write results.json and junit.xml atomically into run->dir. */

@@ -75,9 +75,27 @@ static char *review_dir(void)
 	return g_strdup_printf("%s/reviews/%s", lab_home(), stamp);
 }
 
+/* What `lab report DIR` needs to render the review again. */
+static void write_info(const char *dir, const struct lab_review_info *info)
+{
+	GKeyFile *kf = g_key_file_new();
+	char *p = g_build_filename(dir, "review.ini", NULL), *data;
+	gsize len;
+
+	g_key_file_set_string(kf, "review", "name", info->name);
+	g_key_file_set_string(kf, "review", "topology", info->topology ? info->topology : "");
+	g_key_file_set_string(kf, "review", "phases", info->phases ? info->phases : "");
+	data = g_key_file_to_data(kf, &len, NULL);
+	lab_write_file(p, data, (gssize)len);
+	g_free(data);
+	g_free(p);
+	g_key_file_free(kf);
+}
+
 static int review(const struct review_opts *o)
 {
-	char *iso = NULL, *base = NULL, *patched = NULL, *dir = NULL;
+	char *iso = NULL, *base = NULL, *patched = NULL, *dir = NULL, *phases = NULL;
+	struct lab_review_info info = { LAB_REVIEW_DEFAULT, NULL, NULL, NULL };
 	double t0 = lab_now();
 	struct lab_topology *t = lab_topology_open(o->topology);
 	int rc = 1, short_rows;
@@ -99,7 +117,12 @@ static int review(const struct review_opts *o)
 	if (lab_interrupted)
 		goto out;
 	dir = review_dir();
-	short_rows = lab_report_write(dir, base, patched);
+	lab_phase_end();
+	info.phases = phases = lab_phase_text();
+	info.topology = o->topology;
+	lab_mkdir_p(dir);
+	write_info(dir, &info);
+	short_rows = lab_report_write(dir, &info, base, patched, NULL);
 	lab_info("review finished in %.0f s: %s", lab_now() - t0, dir);
 	rc = short_rows == 0 ? 0 : 1;
 	if (short_rows > 0)
@@ -112,6 +135,7 @@ out:
 	g_free(base);
 	g_free(patched);
 	g_free(dir);
+	g_free(phases);
 	return lab_interrupted ? 130 : rc;
 }
 
@@ -153,7 +177,10 @@ int cmd_review(int argc, char **argv)
  * link the runs), or give the two runs. */
 int cmd_report(int argc, char **argv)
 {
-	char *base, *patched, *dir;
+	struct lab_review_info info = { LAB_REVIEW_DEFAULT, NULL, NULL, NULL };
+	char *base, *patched, *dir, *iso, *ini;
+	char *name = NULL, *topo = NULL, *phases = NULL;
+	GKeyFile *kf = g_key_file_new();
 	int rc;
 
 	if (argc == 2 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
@@ -167,18 +194,38 @@ int cmd_report(int argc, char **argv)
 	} else {
 		fputs("usage: lab report REVIEW_DIR\n"
 		      "       lab report OUT_DIR BASELINE_RUN PATCHED_RUN\n", stdout);
+		g_key_file_free(kf);
 		return argc == 2 ? 0 : 2;
+	}
+	iso = g_build_filename(dir, "isolated", NULL);
+	ini = g_build_filename(dir, "review.ini", NULL);
+	if (g_key_file_load_from_file(kf, ini, G_KEY_FILE_NONE, NULL)) {
+		name = g_key_file_get_string(kf, "review", "name", NULL);
+		topo = g_key_file_get_string(kf, "review", "topology", NULL);
+		phases = g_key_file_get_string(kf, "review", "phases", NULL);
+		if (name && lab_review_name_valid(name))
+			info.name = name;
+		info.topology = topo;
+		info.phases = phases;
 	}
 	if (!lab_exists(base) && !lab_exists(patched)) {
 		lab_err("%s has no baseline/ or patched/ run", dir);
 		rc = 1;
 	} else {
 		char *b = realpath(base, NULL), *p = realpath(patched, NULL);
+		char *i = realpath(iso, NULL);
 
-		rc = lab_report_write(dir, b, p) == 0 ? 0 : 1;
+		rc = lab_report_write(dir, &info, b, p, i) == 0 ? 0 : 1;
 		free(b);
 		free(p);
+		free(i);
 	}
+	g_key_file_free(kf);
+	g_free(name);
+	g_free(topo);
+	g_free(phases);
+	g_free(iso);
+	g_free(ini);
 	g_free(base);
 	g_free(patched);
 	g_free(dir);
@@ -196,6 +243,12 @@ static const struct lab_result *find(const struct lab_run *r, const char *name)
 			return x;
 	}
 	return NULL;
+}
+
+bool lab_review_name_valid(const char *name)
+{
+	return name && *name && strspn(name, "0123456789.") == strlen(name) &&
+	       !strstr(name, "..");
 }
 
 const char *lab_compare_change(const char *a, const char *b)

@@ -1,28 +1,41 @@
 /* run.c - `lab run`: run suite-map tests in the guests of the instance that
- * is up, through the guest agent, and judge each by the program's exit code,
- * the kernel's taint and the guest's own console (see console.c).
+ * is up, through the guest agent, and judge each from what it showed
+ * (verdict.h's one table): the program's exit code and own word, the
+ * kernel's taint, and the guest's own console.
  *
  * Per test: mark BEGIN/END in the guest's /dev/kmsg so the console scanner
  * can pin a report to the test, read /proc/sys/kernel/tainted before and
- * after, run the program with a hard bound, and if the guest died or hung,
- * record that as the test's failure, restart the guest and go on. */
+ * after, run the program as its own process group under a hard bound (and
+ * kill the group when the bound runs out), put knobs, netem and mounts back
+ * whatever happened, and if the guest died, hung or spent its kernel,
+ * restore it from the saved ready state (or reboot it) and go on.
+ *
+ * Tests of different guests run at the same time (schedule.h); KTAP lines
+ * and results.json stay in plan order, not in order of finishing. */
 #include "run.h"
 #include "agent.h"
 #include "console.h"
+#include "instance.h"
+#include "owner.h"
 #include "results.h"
+#include "schedule.h"
 #include "suite.h"
-#include "util.h"
-#include "virt.h"
 #include "up.h"
+#include "util.h"
+#include "verdict.h"
+#include "virt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RESTART_TIMEOUT_S 600
 #define CONSOLE_SETTLE_US 1500000 /* serial -> virtlogd -> file */
+#define AGENT_SLACK_S 30          /* the runner's bound over the program's */
+#define NFS_DIR "/mnt/lab-nfs"
 
 struct guest {
 	char *name;
@@ -31,13 +44,37 @@ struct guest {
 	char *console;
 	char *kernel;
 	int boots;
+	bool lost;     /* did not come back after a restart */
+};
+
+/* One test instance (a test, or a test at one NFS version). */
+struct spec {
+	const struct lab_test *t;
+	const char *vers;     /* NFS version or NULL */
+	struct guest *g;      /* NULL: no guest has a role it needs */
+	char *name;           /* "t009-nfs-umount-race:v4.1" */
+	bool last_use;        /* nothing later in the plan uses its guest */
+	struct lab_result *r; /* NULL until done, or dropped on Ctrl-C */
 };
 
 struct run_ctx {
 	struct lab_run run;
 	GPtrArray *guests;  /* struct guest * */
+	GPtrArray *specs;   /* struct spec *, in plan order */
+	uint64_t *uses;     /* per spec: bit per guest index */
+	enum lab_sched_state *state;
 	const char *nfs_server;
-	int duration_s;     /* LAB_DURATION for the tests, 0: their default */
+	int duration_s;
+	virConnectPtr conn;
+	GMutex lock;
+	GCond changed;
+	guint printed;      /* KTAP lines out so far, in plan order */
+	guint bad;
+};
+
+struct job {
+	struct run_ctx *c;
+	struct spec *s;
 };
 
 static void guest_free(gpointer p)
@@ -55,44 +92,51 @@ static void guest_free(gpointer p)
 static GPtrArray *load_guests(GKeyFile *kf)
 {
 	GPtrArray *out = g_ptr_array_new_with_free_func(guest_free);
-	char **groups = g_key_file_get_groups(kf, NULL);
+	char **names = lab_inst_guests(kf);
 	int i;
 
-	for (i = 0; groups[i]; i++) {
-		struct guest *g;
-		char *addr;
+	for (i = 0; names[i]; i++) {
+		char *grp = g_strdup_printf("guest %s", names[i]);
+		struct guest *g = g_new0(struct guest, 1);
+		char *addr = g_key_file_get_string(kf, grp, "address", NULL);
 
-		if (!g_str_has_prefix(groups[i], "guest "))
-			continue;
-		g = g_new0(struct guest, 1);
-		g->name = g_strdup(groups[i] + strlen("guest "));
-		g->role = g_key_file_get_string(kf, groups[i], "role", NULL);
-		g->console = g_key_file_get_string(kf, groups[i], "console", NULL);
-		g->kernel = g_key_file_get_string(kf, groups[i], "kernel", NULL);
-		addr = g_key_file_get_string(kf, groups[i], "address", NULL);
+		g->name = g_strdup(names[i]);
+		g->role = g_key_file_get_string(kf, grp, "role", NULL);
+		g->console = g_key_file_get_string(kf, grp, "console", NULL);
+		g->kernel = g_key_file_get_string(kf, grp, "kernel", NULL);
 		g->address = addr ? g_strndup(addr, strcspn(addr, "/")) : NULL;
-		g_free(addr);
 		g->boots = 1;
 		g_ptr_array_add(out, g);
+		g_free(addr);
+		g_free(grp);
 	}
-	g_strfreev(groups);
+	g_strfreev(names);
 	return out;
 }
 
-static struct guest *guest_for(struct run_ctx *c, const struct lab_test *t)
+static struct guest *guest_with_role(GPtrArray *guests, char **roles)
 {
-	char **r;
 	guint i;
 
-	for (r = t->roles; r && *r; r++) {
-		for (i = 0; i < c->guests->len; i++) {
-			struct guest *g = g_ptr_array_index(c->guests, i);
+	for (; roles && *roles; roles++) {
+		for (i = 0; i < guests->len; i++) {
+			struct guest *g = g_ptr_array_index(guests, i);
 
-			if (g->role && strcmp(g->role, *r) == 0)
+			if (g->role && strcmp(g->role, *roles) == 0)
 				return g;
 		}
 	}
 	return NULL;
+}
+
+static guint guest_index(GPtrArray *guests, const struct guest *g)
+{
+	guint i;
+
+	for (i = 0; i < guests->len; i++)
+		if (g_ptr_array_index(guests, i) == g)
+			return i;
+	return 0;
 }
 
 static const char *kernel_of(GPtrArray *guests)
@@ -114,86 +158,106 @@ static const char *kernel_of(GPtrArray *guests)
 
 /* Run a shell command; *out gets stdout. -1 when the agent did not answer
  * (the guest may be dead), else the command's exit status. */
-static int gsh(const char *guest, const char *cmd, int timeout_s, char **out,
-	       bool *timed_out)
+static int gsh(struct run_ctx *c, const char *guest, const char *cmd,
+	       int timeout_s, unsigned flags, char **out)
 {
-	virConnectPtr c = lab_virt_connect();
-	virDomainPtr d = c ? lab_virt_guest(c, guest) : NULL;
+	virDomainPtr d = lab_virt_guest(c->conn, guest);
 	struct lab_exec_result r;
 	int rc = -1;
 
-	if (timed_out)
-		*timed_out = false;
-	if (d && lab_agent_sh(d, cmd, timeout_s, &r) == 0) {
+	if (d && lab_agent_sh(d, cmd, timeout_s, flags, &r) == 0) {
 		rc = r.exit_code;
-		if (timed_out)
-			*timed_out = r.timed_out;
 		if (out)
 			*out = g_strdup(r.out ? r.out : "");
+		lab_exec_result_clear(&r);
+	} else if (d) {
+		if (r.timed_out)
+			lab_agent_kill(d, r.pid, false);
 		lab_exec_result_clear(&r);
 	}
 	if (d)
 		virDomainFree(d);
-	if (c)
-		virConnectClose(c);
 	return rc;
 }
 
-static long read_taint(const char *guest)
+static long read_taint(struct run_ctx *c, const char *guest)
 {
 	char *out = NULL;
 	long v = -1;
 
-	if (gsh(guest, "cat /proc/sys/kernel/tainted", 30, &out, NULL) == 0)
+	if (gsh(c, guest, "cat /proc/sys/kernel/tainted", 30,
+		LAB_AGENT_UNINTERRUPTIBLE, &out) == 0)
 		v = strtol(out, NULL, 10);
 	g_free(out);
 	return v;
 }
 
-static void kmsg_marker(const char *guest, const char *text)
+static void kmsg_marker(struct run_ctx *c, const char *guest, const char *text)
 {
 	/* <4>: still shown if someone lowers the console loglevel */
 	char *cmd = g_strdup_printf("echo '<4>lab: %s' > /dev/kmsg", text);
 
-	gsh(guest, cmd, 30, NULL, NULL);
+	gsh(c, guest, cmd, 30, LAB_AGENT_UNINTERRUPTIBLE, NULL);
 	g_free(cmd);
 }
 
-static bool guest_alive(const char *guest)
-{
-	virConnectPtr c = lab_virt_connect();
-	virDomainPtr d = c ? lab_virt_guest(c, guest) : NULL;
-	int state = -1, reason;
-	bool alive = false;
+/* ---- what the runner puts around a test ---- */
 
-	if (d) {
-		virDomainGetState(d, &state, &reason, 0);
-		alive = state == VIR_DOMAIN_RUNNING && lab_agent_ping(d, 10);
-		virDomainFree(d);
-	}
-	if (c)
-		virConnectClose(c);
-	return alive;
+/* The knob's value goes to /run so cleanup can put the old one back. The
+ * suite map's grammar (suite.c) keeps path and value shell-safe. */
+static char *knob_set(struct run_ctx *c, const struct spec *s)
+{
+	char **kv;
+	char *cmd, *out = NULL, *note;
+
+	if (!s->t->amplifier)
+		return NULL;
+	kv = g_strsplit(s->t->amplifier, "=", 2);
+	cmd = g_strdup_printf("if [ -w '%s' ]; then cat '%s' > /run/lab-knob.old && "
+			      "echo '%s' > '%s' && echo on; else echo absent; fi",
+			      kv[0], kv[0], kv[1] ? kv[1] : "", kv[0]);
+	gsh(c, s->g->name, cmd, 30, 0, &out);
+	note = g_strdup_printf("race knob %s: %s", s->t->amplifier,
+			       out && g_str_has_prefix(out, "on")
+			       ? "on (lab test knob, both kernels: patches/*/support)"
+			       : "absent in this kernel");
+	g_free(out);
+	g_free(cmd);
+	g_strfreev(kv);
+	return note;
 }
 
-/* ---- one test ---- */
-
-struct instance_spec {
-	const struct lab_test *t;
-	const char *vers;   /* NFS version or NULL */
-	struct guest *g;
-	char *name;         /* "t009-nfs-umount-race:v4.1" */
-	bool last_on_guest;
-};
-
-#define NFS_DIR "/mnt/lab-nfs"
-
-/* Plumbing the suite map asks for around a test: an NFS mount of the
- * server's export at the version under test, a netem delay on eth0. A
- * setup that fails is exit 3 (error), never a verdict on the kernel. */
-static void test_setup(struct run_ctx *c, const struct instance_spec *s,
-		       GString *cmd)
+/* Knob, netem and mount go back on every exit path: a test that passed,
+ * failed, timed out or was interrupted leaves the guest as it found it. */
+static void test_cleanup(struct run_ctx *c, const struct spec *s)
 {
+	GString *cmd = g_string_new("");
+
+	if (s->t->netem)
+		g_string_append(cmd, "tc qdisc del dev eth0 root 2>/dev/null; ");
+	if (s->t->nfs_mount)
+		g_string_append(cmd, "umount -f -l " NFS_DIR " 2>/dev/null; ");
+	if (s->t->amplifier) {
+		char **kv = g_strsplit(s->t->amplifier, "=", 2);
+
+		g_string_append_printf(cmd, "if [ -w '%s' ] && [ -s /run/lab-knob.old ]; then "
+				       "cat /run/lab-knob.old > '%s'; rm -f /run/lab-knob.old; fi; ",
+				       kv[0], kv[0]);
+		g_strfreev(kv);
+	}
+	if (cmd->len)
+		gsh(c, s->g->name, cmd->str, 60, LAB_AGENT_UNINTERRUPTIBLE, NULL);
+	g_string_free(cmd, TRUE);
+}
+
+/* The script the test runs in: plumbing the suite map asks for (an NFS
+ * mount at the version under test, a netem delay), then the program under
+ * the guest's own timeout. A setup that fails is exit 3 (error), never a
+ * verdict on the kernel. It runs as its own process group (setsid). */
+static char *test_script(struct run_ctx *c, const struct spec *s)
+{
+	GString *cmd = g_string_new("cd /tmp || exit 3; ");
+
 	if (s->t->nfs_mount && c->nfs_server)
 		g_string_append_printf(cmd, "mkdir -p " NFS_DIR " && mount -t nfs -o "
 				       "vers=%s,nosharecache %s:/srv/nfs " NFS_DIR
@@ -202,25 +266,7 @@ static void test_setup(struct run_ctx *c, const struct instance_spec *s,
 	if (s->t->netem)
 		g_string_append_printf(cmd, "tc qdisc replace dev eth0 root netem "
 				       "delay %s || exit 3; ", s->t->netem);
-}
-
-static void test_teardown(const struct instance_spec *s, GString *cmd)
-{
-	g_string_append(cmd, "; rc=$?; ");
-	if (s->t->netem)
-		g_string_append(cmd, "tc qdisc del dev eth0 root 2>/dev/null; ");
-	if (s->t->nfs_mount)
-		g_string_append(cmd, "umount -f " NFS_DIR " 2>/dev/null; ");
-	g_string_append(cmd, "exit $rc");
-}
-
-static char *test_command(struct run_ctx *c, const struct instance_spec *s)
-{
-	GString *cmd = g_string_new("cd /tmp && ");
-
-	test_setup(c, s, cmd);
-	g_string_append(cmd, "env LAB_TEST=");
-	g_string_append(cmd, s->name);
+	g_string_append_printf(cmd, "exec env LAB_TEST='%s'", s->name);
 	if (s->t->nfs_mount)
 		g_string_append(cmd, " LAB_NFS_DIR=" NFS_DIR);
 	if (c->nfs_server)
@@ -230,32 +276,32 @@ static char *test_command(struct run_ctx *c, const struct instance_spec *s)
 		g_string_append_printf(cmd, " LAB_NFS_VERS=%s", s->vers);
 	if (c->duration_s > 0)
 		g_string_append_printf(cmd, " LAB_DURATION=%d", c->duration_s);
-	/* the runner's own bound, on top of the program's */
+	if (s->t->min_hits > 0)
+		g_string_append_printf(cmd, " LAB_MIN_HITS=%d", s->t->min_hits);
 	g_string_append_printf(cmd, " timeout -s KILL %d /lab/%s 2>&1",
 			       s->t->timeout_s, s->t->name);
-	test_teardown(s, cmd);
 	return g_string_free(cmd, FALSE);
 }
 
 /* Preconditions the runner checks itself: the tests disk is mounted, the
  * program is there (missing is an error, not a skip), the command line has
  * what the test needs. Returns a verdict to record, or -1 to go on. */
-static int preflight(const struct instance_spec *s, char **reason)
+static int preflight(struct run_ctx *c, const struct spec *s, char **reason)
 {
 	char *cmd;
 	int rc;
 
 	/* flushbufs: a restored guest may hold blocks of the tests disk it saw
 	 * before the save (udev's probe); the disk under it is today's. */
-	rc = gsh(s->g->name, "mountpoint -q /lab || { mkdir -p /lab && "
+	rc = gsh(c, s->g->name, "mountpoint -q /lab || { mkdir -p /lab && "
 		 "blockdev --flushbufs /dev/disk/by-label/LABTESTS && "
-		 "mount -o ro /dev/disk/by-label/LABTESTS /lab; }", 60, NULL, NULL);
+		 "mount -o ro /dev/disk/by-label/LABTESTS /lab; }", 60, 0, NULL);
 	if (rc != 0) {
 		*reason = g_strdup("cannot mount the tests disk (LABTESTS) at /lab");
 		return LAB_ERROR;
 	}
-	cmd = g_strdup_printf("test -x /lab/%s", s->t->name);
-	rc = gsh(s->g->name, cmd, 30, NULL, NULL);
+	cmd = g_strdup_printf("test -x '/lab/%s'", s->t->name);
+	rc = gsh(c, s->g->name, cmd, 30, 0, NULL);
 	g_free(cmd);
 	if (rc != 0) {
 		*reason = g_strdup_printf("test program /lab/%s is missing in guest %s",
@@ -265,7 +311,7 @@ static int preflight(const struct instance_spec *s, char **reason)
 	if (s->t->needs_cmdline) {
 		cmd = g_strdup_printf("grep -qF -- '%s' /proc/cmdline",
 				      s->t->needs_cmdline);
-		rc = gsh(s->g->name, cmd, 30, NULL, NULL);
+		rc = gsh(c, s->g->name, cmd, 30, 0, NULL);
 		g_free(cmd);
 		if (rc != 0) {
 			*reason = g_strdup_printf("kernel command line of %s lacks '%s'",
@@ -276,28 +322,7 @@ static int preflight(const struct instance_spec *s, char **reason)
 	return -1;
 }
 
-/* Write the amplifier if this kernel has it; returns a note for the log. */
-static char *amplifier_set(const struct instance_spec *s)
-{
-	char **kv;
-	char *cmd, *out = NULL, *note;
-
-	if (!s->t->amplifier)
-		return NULL;
-	kv = g_strsplit(s->t->amplifier, "=", 2);
-	/* keep the old value in /run so amplifier_reset can put it back */
-	cmd = g_strdup_printf("if [ -w '%s' ]; then cat '%s' > /run/lab-knob.old && "
-			      "echo '%s' > '%s' && echo on; else echo absent; fi",
-			      kv[0], kv[0], kv[1] ? kv[1] : "", kv[0]);
-	gsh(s->g->name, cmd, 30, &out, NULL);
-	note = g_strdup_printf("race knob %s: %s", s->t->amplifier,
-			       out && g_str_has_prefix(out, "on") ? "on (lab test knob, patches/*/support)"
-								   : "absent in this kernel");
-	g_free(out);
-	g_free(cmd);
-	g_strfreev(kv);
-	return note;
-}
+/* ---- what the test showed ---- */
 
 /* The program's own last word, "# result: WORD: why", if it gave one. */
 static char *program_says(const char *out)
@@ -310,23 +335,6 @@ static char *program_says(const char *out)
 	return g_strndup(p, strcspn(p, "\n"));
 }
 
-/* A knob stays on only for its test: later tests see the kernel as booted. */
-static void amplifier_reset(const struct instance_spec *s)
-{
-	char **kv;
-	char *cmd;
-
-	if (!s->t->amplifier)
-		return;
-	kv = g_strsplit(s->t->amplifier, "=", 2);
-	cmd = g_strdup_printf("if [ -w '%s' ] && [ -s /run/lab-knob.old ]; then "
-			      "cat /run/lab-knob.old > '%s'; rm -f /run/lab-knob.old; fi",
-			      kv[0], kv[0]);
-	gsh(s->g->name, cmd, 30, NULL, NULL);
-	g_free(cmd);
-	g_strfreev(kv);
-}
-
 static long window_hits(const char *out)
 {
 	const char *p = out ? strstr(out, "# window_hits=") : NULL;
@@ -334,71 +342,73 @@ static long window_hits(const char *out)
 	return p ? strtol(p + strlen("# window_hits="), NULL, 10) : -1;
 }
 
-static bool expected(const struct lab_report *rep, const char *want)
+static bool is_expected(const struct lab_report *rep, const char *want)
 {
-	return want && (strstr(rep->title, want) || strstr(rep->first_line, want) ||
-			strstr(rep->excerpt, want));
+	return want && (strstr(rep->title, want) || strstr(rep->first_line, want));
 }
 
-/* Count the test's reports; one the suite map expects (the fix's own
- * WARNING, say) is kept in the excerpts but is not a complaint. Returns
- * how many were expected. */
-static guint add_reports(struct lab_result *r, GPtrArray *mine,
-			 GString *excerpts, const char *want)
+/* Sort the test's console reports: the fix's own expected report, reports
+ * with the seed's signature, the others. Excerpts go to its directory. */
+static void classify_reports(struct run_ctx *c, const struct spec *s,
+			     struct lab_result *r, const char *console,
+			     struct lab_obs *o)
 {
-	guint i, n_expected = 0;
-
-	for (i = 0; i < mine->len; i++) {
-		struct lab_report *rep = g_ptr_array_index(mine, i);
-
-		if (expected(rep, want)) {
-			n_expected++;
-			g_string_append_printf(excerpts, "=== expected by the suite map: %s (console line %ld)\n%s\n",
-					       rep->title, rep->line, rep->excerpt);
-			continue;
-		}
-
-		g_ptr_array_add(r->reports,
-				g_strdup_printf("%s|%s|%s", rep->type, rep->title,
-						rep->first_line));
-		g_string_append_printf(excerpts, "=== %s (console line %ld)\n%s\n",
-				       rep->title, rep->line, rep->excerpt);
-	}
-	return n_expected;
-}
-
-static guint scan_console(struct run_ctx *c, const struct instance_spec *s,
-			  struct lab_result *r, const char *saved)
-{
-	const char *path = saved ? saved : s->g->console;
-	GPtrArray *all = lab_console_scan_file(path, NULL);
-	GPtrArray *mine;
+	GPtrArray *all = lab_console_scan_file(console, NULL), *mine;
 	GString *ex = g_string_new("");
-	guint n_expected;
 	char *p;
+	guint i;
 
 	if (!all) {
 		g_string_free(ex, TRUE);
-		return 0;
+		return;
 	}
 	mine = lab_console_reports_for(all, s->name);
-	n_expected = add_reports(r, mine, ex, s->t->expected_report);
+	for (i = 0; i < mine->len; i++) {
+		struct lab_report *rep = g_ptr_array_index(mine, i);
+		bool sig = lab_signature_matches_report(s->t->signature, rep->type,
+			rep->title, rep->first_line, rep->function, rep->excerpt);
+
+		if (is_expected(rep, s->t->expected_report)) {
+			o->expected_reports++;
+			g_string_append_printf(ex, "=== expected by the suite map (the fix at work): %s (console line %ld)\n%s\n",
+					       rep->title, rep->line, rep->excerpt);
+			continue;
+		}
+		g_ptr_array_add(r->reports, lab_rreport_new(rep->type, rep->title,
+			rep->first_line, rep->function, sig));
+		if (sig && !o->sig_reports++)
+			o->sig_title = rep->title;
+		if (!sig && !o->other_reports++)
+			o->other_title = rep->title;
+		g_string_append_printf(ex, "=== %s%s (console line %ld)\n%s\n",
+				       sig ? "this seed's signature: " : "another report: ",
+				       rep->title, rep->line, rep->excerpt);
+	}
 	p = g_build_filename(c->run.dir, r->dir, "console-reports.txt", NULL);
 	if (ex->len)
 		lab_write_file(p, ex->str, (gssize)ex->len);
+	/* titles outlive the scan: keep them in the result's reports */
+	o->sig_title = o->other_title = NULL;
+	for (i = 0; i < r->reports->len; i++) {
+		struct lab_rreport *rr = g_ptr_array_index(r->reports, i);
+
+		if (rr->signature && !o->sig_title)
+			o->sig_title = rr->title;
+		if (!rr->signature && !o->other_title)
+			o->other_title = rr->title;
+	}
 	g_free(p);
 	g_string_free(ex, TRUE);
 	g_ptr_array_free(mine, TRUE);
 	g_ptr_array_free(all, TRUE);
-	return n_expected;
 }
 
 static void save_output(struct run_ctx *c, struct lab_result *r,
-			const char *out, const char *amp)
+			const char *out)
 {
 	char *p = g_build_filename(c->run.dir, r->dir, "output.txt", NULL);
-	char *text = g_strdup_printf("%s%s%s", amp ? "# " : "", amp ? amp : "",
-				     amp ? "\n" : "");
+	char *text = g_strdup_printf("%s%s%s", r->knob ? "# " : "",
+				     r->knob ? r->knob : "", r->knob ? "\n" : "");
 	char *all = g_strconcat(text, out ? out : "", NULL);
 
 	lab_write_file(p, all, -1);
@@ -418,83 +428,165 @@ static char *saved_console_name(struct run_ctx *c, struct guest *g)
 	return p;
 }
 
-/* Execute one instance; fills r. Returns true when the guest must be
- * restarted before its next test. */
-static bool execute(struct run_ctx *c, const struct instance_spec *s,
-		    struct lab_result *r)
+/* After the program: is libvirtd there, is the domain, does its agent? */
+static void observe_guest(struct run_ctx *c, const struct spec *s,
+			  struct lab_obs *o)
 {
-	char *cmd = test_command(c, s), *out = NULL, *amp, *why = NULL;
-	char *marker;
-	bool timed_out = false, crashed = false, restart;
-	double t0 = lab_now();
-	guint n_expected;
-	long bad_taint;
-	int rc;
+	virDomainPtr d;
+	char *dn;
+	int state = -1, reason;
 
-	r->taint_before = read_taint(s->g->name);
-	amp = amplifier_set(s);
-	marker = g_strdup_printf("BEGIN %s", s->name);
-	kmsg_marker(s->g->name, marker);
-	g_free(marker);
-	rc = gsh(s->g->name, cmd, s->t->timeout_s + 30, &out, &timed_out);
-	r->seconds = lab_now() - t0;
-	if (rc < 0 || timed_out)
-		crashed = !guest_alive(s->g->name);
-	if (!crashed) {
-		marker = g_strdup_printf("END %s rc=%d", s->name, rc);
-		kmsg_marker(s->g->name, marker);
-		g_free(marker);
-		r->taint_after = read_taint(s->g->name);
-		amplifier_reset(s);
+	if (virConnectIsAlive(c->conn) != 1) {
+		o->libvirt_lost = true;
+		return;
 	}
-	usleep(CONSOLE_SETTLE_US);
-	r->exit_code = timed_out ? -1 : rc;
-	r->window_hits = window_hits(out);
-	save_output(c, r, out, amp);
-	if (crashed) {
-		char *saved = saved_console_name(c, s->g);
-
-		/* the restart saves the dead boot's console for the scan */
-		if (lab_virt_restart(s->g->name, saved, RESTART_TIMEOUT_S) != 0)
-			lab_err("guest %s did not come back; later tests on it will error",
-				s->g->name);
-		s->g->boots++;
-		n_expected = scan_console(c, s, r, saved);
-		g_free(saved);
-	} else {
-		n_expected = scan_console(c, s, r, NULL);
-	}
-	bad_taint = lab_taint_bad_bits(r->taint_before, r->taint_after);
-	/* an expected WARNING taints W (bit 9): that bit is then no complaint */
-	if (n_expected && !r->reports->len)
-		bad_taint &= ~(1L << 9);
-	r->verdict = lab_verdict_decide(timed_out && !crashed ? 3 : rc, crashed,
-					r->reports->len, bad_taint, &why);
-	if (timed_out && !crashed) {
-		g_free(why);
-		why = g_strdup_printf("the program did not finish in %d s",
-				      s->t->timeout_s);
-	} else if (!crashed && !r->reports->len && !bad_taint) {
-		char *said = program_says(out);
-
-		if (said) {
-			g_free(why);
-			why = said;
-		}
-	}
-	r->reason = amp && r->verdict != LAB_PASS
-		? g_strdup_printf("%s; %s", why, amp) : g_strdup(why);
-	restart = !crashed && s->t->consumes_boot && !s->last_on_guest &&
-		  r->verdict == LAB_FAIL;
-	g_free(why);
-	g_free(amp);
-	g_free(cmd);
-	g_free(out);
-	return restart;
+	dn = lab_inst_name(s->g->name);
+	d = virDomainLookupByName(c->conn, dn);
+	g_free(dn);
+	if (d)
+		virDomainGetState(d, &state, &reason, 0);
+	if (state != VIR_DOMAIN_RUNNING)
+		o->domain_dead = true;
+	else if (!lab_agent_ping(d, 10) && !lab_agent_ping(d, 10))
+		o->agent_lost = true;
+	if (d)
+		virDomainFree(d);
 }
 
-static struct lab_result *run_instance(struct run_ctx *c,
-				       const struct instance_spec *s)
+/* While the program runs: has the kernel oopsed inside it? A process the
+ * oops left in D state never ends and no signal reaches it, so after an
+ * oops pinned to the test (and a grace for the program to finish) the
+ * runner stops waiting: that is no timeout, the console says why. */
+struct oops_watch {
+	const struct spec *s;
+	goffset seen;      /* console size at the last look */
+	double oops_at;    /* when an oops of this test was first seen */
+};
+
+#define OOPS_GRACE_S 10
+
+static bool oopsed(void *arg)
+{
+	struct oops_watch *w = arg;
+	GPtrArray *all, *mine;
+	struct stat st;
+	guint i;
+
+	if (w->oops_at > 0)
+		return lab_now() - w->oops_at > OOPS_GRACE_S;
+	if (stat(w->s->g->console, &st) != 0 || st.st_size == w->seen)
+		return false;
+	w->seen = st.st_size;
+	all = lab_console_scan_file(w->s->g->console, NULL);
+	mine = all ? lab_console_reports_for(all, w->s->name) : NULL;
+	for (i = 0; mine && i < mine->len; i++) {
+		const struct lab_report *r = g_ptr_array_index(mine, i);
+
+		if (!strcmp(r->type, "oops") || !strcmp(r->type, "bug") ||
+		    !strcmp(r->type, "panic") || r->panic)
+			w->oops_at = lab_now();
+	}
+	if (mine)
+		g_ptr_array_free(mine, TRUE);
+	if (all)
+		g_ptr_array_free(all, TRUE);
+	return false;
+}
+
+/* Run the program; fills o (exit code, timeout) and *out. */
+static void run_program(struct run_ctx *c, const struct spec *s,
+			struct lab_obs *o, char **out)
+{
+	char *script = test_script(c, s);
+	const char *argv[] = { "/usr/bin/setsid", "/bin/sh", "-c", script, NULL };
+	virDomainPtr d = lab_virt_guest(c->conn, s->g->name);
+	struct lab_exec_result res = { 0 };
+	struct oops_watch w = { s, -1, 0 };
+	int how = d ? lab_agent_exec_watch(d, argv, s->t->timeout_s + AGENT_SLACK_S,
+					   0, oopsed, &w, &res) : -1;
+
+	o->exit_code = how == 0 ? res.exit_code : -1;
+	if (how == 1 || (how < 0 && lab_interrupted && res.pid > 0)) {
+		/* the program's own bound failed (a process in D state) or an
+		 * oops stopped it: kill the whole group */
+		o->timed_out = how == 1 && w.oops_at == 0;
+		lab_agent_kill(d, res.pid, true);
+	}
+	*out = g_strdup(res.out ? res.out : "");
+	lab_exec_result_clear(&res);
+	if (d)
+		virDomainFree(d);
+	g_free(script);
+}
+
+/* ---- one test ---- */
+
+/* Execute one instance and decide; returns true when its guest must be
+ * brought back (dead, silent, or its kernel spent) before the next use. */
+static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
+{
+	struct lab_obs o = { 0 };
+	struct lab_decision dec;
+	char *out = NULL, *marker, *said, *saved = NULL;
+	double t0 = lab_now();
+	bool bring_back, alive;
+
+	r->taint_before = read_taint(c, s->g->name);
+	r->knob = knob_set(c, s);
+	marker = g_strdup_printf("BEGIN %s", s->name);
+	kmsg_marker(c, s->g->name, marker);
+	g_free(marker);
+	run_program(c, s, &o, &out);
+	r->seconds = lab_now() - t0;
+	observe_guest(c, s, &o);
+	alive = !o.libvirt_lost && !o.domain_dead && !o.agent_lost;
+	if (alive) {
+		marker = g_strdup_printf("END %s rc=%d", s->name, o.exit_code);
+		kmsg_marker(c, s->g->name, marker);
+		g_free(marker);
+		r->taint_after = read_taint(c, s->g->name);
+		test_cleanup(c, s);
+	}
+	usleep(CONSOLE_SETTLE_US);
+	r->exit_code = o.exit_code;
+	r->window_hits = window_hits(out);
+	save_output(c, r, out);
+	if (!alive && !o.libvirt_lost) {
+		/* the restart keeps the dead boot's console for the scan */
+		saved = saved_console_name(c, s->g);
+		if (lab_virt_restart(c->conn, s->g->name, saved, RESTART_TIMEOUT_S) != 0) {
+			lab_err("guest %s did not come back; later tests on it will error",
+				s->g->name);
+			s->g->lost = true;
+		}
+		s->g->boots++;
+	}
+	classify_reports(c, s, r, saved ? saved : s->g->console, &o);
+	o.new_taint = lab_taint_bad_bits(r->taint_before, r->taint_after);
+	/* the fix's expected WARNING taints W (bit 9): no complaint then */
+	if (o.expected_reports && !r->reports->len)
+		o.new_taint &= ~(1L << 9);
+	said = program_says(out);
+	o.said = said;
+	o.program_sig = lab_signature_matches_program(s->t->signature_program, said);
+	o.expects_report = s->t->expected_report != NULL;
+	o.timeout_s = s->t->timeout_s;
+	dec = lab_decide(&o);
+	r->verdict = dec.verdict;
+	r->evidence = dec.evidence;
+	r->reason = r->knob && dec.verdict != LAB_PASS
+		? g_strdup_printf("%s; %s", dec.reason, r->knob) : g_strdup(dec.reason);
+	bring_back = alive && !s->last_use &&
+		     ((s->t->consumes_boot && r->verdict == LAB_FAIL) ||
+		      r->verdict == LAB_TIMEOUT);
+	g_free(dec.reason);
+	g_free(said);
+	g_free(saved);
+	g_free(out);
+	return bring_back;
+}
+
+static struct lab_result *run_spec(struct run_ctx *c, struct spec *s)
 {
 	struct lab_result *r = lab_result_new(s->name, s->t->name);
 	char *dir, *reason = NULL;
@@ -512,7 +604,13 @@ static struct lab_result *run_instance(struct run_ctx *c,
 		r->reason = g_strdup("no guest in this topology has a role the test needs");
 		return r;
 	}
-	pre = preflight(s, &reason);
+	if (s->g->lost) {
+		r->verdict = LAB_ERROR;
+		r->reason = g_strdup_printf("guest %s did not come back after a restart",
+					    s->g->name);
+		return r;
+	}
+	pre = preflight(c, s, &reason);
 	if (pre >= 0) {
 		r->verdict = (enum lab_verdict)pre;
 		r->reason = reason;
@@ -521,57 +619,79 @@ static struct lab_result *run_instance(struct run_ctx *c,
 	if (execute(c, s, r)) {
 		char *saved = saved_console_name(c, s->g);
 
-		lab_info("# %s spent the kernel of %s: restarting it", s->name,
+		lab_info("# %s spent the kernel of %s: bringing it back", s->name,
 			 s->g->name);
-		lab_virt_restart(s->g->name, saved, RESTART_TIMEOUT_S);
+		if (lab_virt_restart(c->conn, s->g->name, saved, RESTART_TIMEOUT_S) != 0)
+			s->g->lost = true;
 		s->g->boots++;
 		g_free(saved);
 	}
 	return r;
 }
 
-/* ---- the plan ---- */
+/* ---- the plan and its schedule ---- */
 
-static GPtrArray *plan(struct run_ctx *c, GPtrArray *tests)
+static void spec_free(gpointer p)
 {
-	GPtrArray *p = g_ptr_array_new();
-	guint i, j;
+	struct spec *s = p;
 
+	g_free(s->name);
+	lab_result_free(s->r);
+	g_free(s);
+}
+
+static uint64_t uses_of(struct run_ctx *c, const struct spec *s)
+{
+	uint64_t u = 0;
+	char **peer;
+
+	if (!s->g)
+		return 0;
+	u |= (uint64_t)1 << guest_index(c->guests, s->g);
+	for (peer = s->t->peers; peer && *peer; peer++) {
+		char *one[] = { *peer, NULL };
+		struct guest *pg = guest_with_role(c->guests, one);
+
+		if (pg)
+			u |= (uint64_t)1 << guest_index(c->guests, pg);
+	}
+	return u;
+}
+
+static void plan(struct run_ctx *c, GPtrArray *tests)
+{
+	guint i;
+
+	c->specs = g_ptr_array_new_with_free_func(spec_free);
 	for (i = 0; i < tests->len; i++) {
 		const struct lab_test *t = g_ptr_array_index(tests, i);
 		char *one[] = { NULL, NULL };
 		char **v = t->nfs_versions ? t->nfs_versions : one;
 
 		for (; v == one || *v; v++) {
-			struct instance_spec *s = g_new0(struct instance_spec, 1);
+			struct spec *s = g_new0(struct spec, 1);
 
 			s->t = t;
 			s->vers = *v;
-			s->g = guest_for(c, t);
+			s->g = guest_with_role(c->guests, t->roles);
 			s->name = *v ? g_strdup_printf("%s:v%s", t->name, *v)
 				     : g_strdup(t->name);
-			g_ptr_array_add(p, s);
+			g_ptr_array_add(c->specs, s);
 			if (v == one)
 				break;
 		}
 	}
-	for (i = 0; i < p->len; i++) {
-		struct instance_spec *s = g_ptr_array_index(p, i);
+	c->uses = g_new0(uint64_t, c->specs->len);
+	/* cppcheck-suppress AssignmentIntegerToAddress ; g_new0 is a macro */
+	c->state = g_new0(enum lab_sched_state, c->specs->len);
+	for (i = 0; i < c->specs->len; i++)
+		c->uses[i] = uses_of(c, g_ptr_array_index(c->specs, i));
+	for (i = 0; i < c->specs->len; i++) {
+		struct spec *s = g_ptr_array_index(c->specs, i);
 
-		s->last_on_guest = true;
-		for (j = i + 1; j < p->len; j++)
-			if (((struct instance_spec *)g_ptr_array_index(p, j))->g == s->g)
-				s->last_on_guest = false;
+		s->last_use = !s->g || lab_sched_last_use(i, c->specs->len, c->uses,
+					guest_index(c->guests, s->g));
 	}
-	return p;
-}
-
-static void spec_free(gpointer p)
-{
-	struct instance_spec *s = p;
-
-	g_free(s->name);
-	g_free(s);
 }
 
 /* Copy the current console of every guest into the run (also on Ctrl-C). */
@@ -596,66 +716,149 @@ static void save_consoles(struct run_ctx *c)
 	}
 }
 
-static char *new_run_dir(const char *kernel, char **id)
+/* results.json and junit.xml hold the finished tests in plan order. */
+static void write_results(struct run_ctx *c)
 {
-	char stamp[32];
-	time_t now = time(NULL);
-	char *dir, *latest;
+	guint i;
 
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-	*id = g_strdup_printf("%s-%s", stamp, kernel);
-	dir = g_strdup_printf("%s/runs/%s", lab_home(), *id);
-	if (lab_mkdir_p(dir) != 0) {
-		g_free(dir);
-		return NULL;
+	g_ptr_array_set_size(c->run.results, 0);
+	for (i = 0; i < c->specs->len; i++) {
+		struct spec *s = g_ptr_array_index(c->specs, i);
+
+		if (c->state[i] == LAB_SCHED_DONE && s->r)
+			g_ptr_array_add(c->run.results, s->r);
 	}
-	latest = g_strdup_printf("%s/runs/latest", lab_home());
-	unlink(latest);
-	if (symlink(*id, latest) != 0)
-		lab_err("cannot link %s", latest);
-	g_free(latest);
-	return dir;
+	lab_results_write(&c->run);
 }
 
-static int run_all(struct run_ctx *c, GPtrArray *specs)
+/* KTAP lines go out in plan order, as soon as every earlier test is done. */
+static void print_ready(struct run_ctx *c)
 {
-	guint i, bad = 0;
-
-	printf("KTAP version 1\n1..%u\n", specs->len);
-	for (i = 0; i < specs->len && !lab_interrupted; i++) {
-		struct instance_spec *s = g_ptr_array_index(specs, i);
-		struct lab_result *r;
+	while (c->printed < c->specs->len && c->state[c->printed] == LAB_SCHED_DONE) {
+		struct spec *s = g_ptr_array_index(c->specs, c->printed);
 		char *line;
 
-		printf("# %s on %s (%s kernel)\n", s->name,
-		       s->g ? s->g->name : "-", s->g ? s->g->kernel : "-");
-		r = run_instance(c, s);
-		if (lab_interrupted && r->verdict != LAB_SKIP) {
-			lab_result_free(r); /* half a test is no result */
-			break;
-		}
-		g_ptr_array_add(c->run.results, r);
-		line = lab_result_ktap_line(r, (int)i + 1);
+		c->printed++;
+		if (!s->r)
+			continue;
+		line = lab_result_ktap_line(s->r, (int)c->printed);
 		printf("%s\n", line);
+		fflush(stdout);
 		g_free(line);
-		bad += r->verdict == LAB_FAIL || r->verdict == LAB_ERROR;
-		lab_results_write(&c->run);
 	}
+}
+
+static gpointer job_thread(gpointer data)
+{
+	struct job *j = data;
+	struct lab_result *r = run_spec(j->c, j->s);
+	guint i;
+
+	g_mutex_lock(&j->c->lock);
+	if (lab_interrupted && r->verdict != LAB_SKIP) {
+		lab_result_free(r); /* half a test is no result */
+		r = NULL;
+	}
+	j->s->r = r;
+	for (i = 0; i < j->c->specs->len; i++)
+		if (g_ptr_array_index(j->c->specs, i) == j->s)
+			j->c->state[i] = LAB_SCHED_DONE;
+	if (r)
+		j->c->bad += r->verdict == LAB_FAIL || r->verdict == LAB_ERROR ||
+			     r->verdict == LAB_TIMEOUT;
+	write_results(j->c);
+	print_ready(j->c);
+	g_cond_broadcast(&j->c->changed);
+	g_mutex_unlock(&j->c->lock);
+	g_free(j);
+	return NULL;
+}
+
+static bool all_done(struct run_ctx *c, bool *running)
+{
+	guint i;
+	bool done = true;
+
+	*running = false;
+	for (i = 0; i < c->specs->len; i++) {
+		done &= c->state[i] == LAB_SCHED_DONE;
+		*running |= c->state[i] == LAB_SCHED_RUNNING;
+	}
+	return done;
+}
+
+static void start(struct run_ctx *c, guint i)
+{
+	struct spec *s = g_ptr_array_index(c->specs, i);
+	struct job *j = g_new0(struct job, 1);
+
+	c->state[i] = LAB_SCHED_RUNNING;
+	j->c = c;
+	j->s = s;
+	printf("# %s on %s (%s kernel)\n", s->name, s->g ? s->g->name : "-",
+	       s->g && s->g->kernel ? s->g->kernel : "-");
+	fflush(stdout);
+	g_thread_unref(g_thread_new("test", job_thread, j));
+}
+
+static int run_all(struct run_ctx *c)
+{
+	bool running;
+
+	printf("KTAP version 1\n1..%u\n", c->specs->len);
+	g_mutex_lock(&c->lock);
+	while (!all_done(c, &running)) {
+		int next = lab_interrupted ? -1
+			: lab_sched_next(c->specs->len, c->uses, c->state);
+
+		if (next >= 0) {
+			start(c, (guint)next);
+			continue;
+		}
+		if (lab_interrupted && !running)
+			break;
+		/* woken by a finished test; the timeout notices Ctrl-C */
+		g_cond_wait_until(&c->changed, &c->lock,
+				  g_get_monotonic_time() + G_TIME_SPAN_SECOND / 2);
+	}
+	write_results(c);
+	g_mutex_unlock(&c->lock);
 	save_consoles(c);
-	lab_results_write(&c->run);
 	if (lab_interrupted) {
 		lab_err("interrupted: %u results kept in %s", c->run.results->len,
 			c->run.dir);
 		return 130;
 	}
 	printf("# results: %s\n", c->run.dir);
-	return bad ? 1 : 0;
+	return c->bad ? 1 : 0;
 }
+
+/* The run names the kernel it judged: its cache key and `uname -r`. */
+static void describe_kernel(struct run_ctx *c, GKeyFile *state)
+{
+	struct guest *g = c->guests->len ? g_ptr_array_index(c->guests, 0) : NULL;
+	char *grp, *kdir, *out = NULL;
+
+	if (!g)
+		return;
+	grp = g_strdup_printf("guest %s", g->name);
+	kdir = g_key_file_get_string(state, grp, "kernel-dir", NULL);
+	c->run.kernel_key = kdir ? g_path_get_basename(kdir) : NULL;
+	if (gsh(c, g->name, "uname -r", 30, 0, &out) == 0)
+		c->run.kernel_release = g_strdup(g_strstrip(out));
+	g_free(out);
+	g_free(kdir);
+	g_free(grp);
+}
+
+/* ---- the command ---- */
 
 static const char run_usage[] =
 	"usage: lab run [--duration SECONDS] [TEST|SUITE...]\n"
 	"  Run tests from tests/suite.ini on the instance that is up (`lab up`).\n"
-	"  Default: the suite named after the topology, else `review`.\n";
+	"  Default: the suite named after the topology, else `review`.\n"
+	"  Tests of different guests run at the same time, except where one uses\n"
+	"  the other (peers= in the suite map); output stays in plan order.\n";
 
 static char **default_names(struct lab_suite *s, GKeyFile *kf)
 {
@@ -674,9 +877,8 @@ static int parse_args(int argc, char **argv, int *duration, GPtrArray *names)
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
-			*duration = atoi(argv[++i]);
-			if (*duration <= 0) {
-				lab_err("run: --duration needs a positive number of seconds");
+			if (lab_parse_count(argv[++i], 1, 7 * 86400, duration) != 0) {
+				lab_err("run: --duration needs a whole number of seconds, 1..604800");
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -695,80 +897,149 @@ static int parse_args(int argc, char **argv, int *duration, GPtrArray *names)
 
 static const char *nfs_server_of(GPtrArray *guests)
 {
-	guint i;
+	char *roles[] = { "nfs-server", NULL };
+	struct guest *g = guest_with_role(guests, roles);
 
-	for (i = 0; i < guests->len; i++) {
-		struct guest *g = g_ptr_array_index(guests, i);
-
-		if (g->role && strcmp(g->role, "nfs-server") == 0)
-			return g->address;
-	}
-	return NULL;
+	return g ? g->address : NULL;
 }
 
-/* Run the named tests/suites (NULL: the topology's default suite) on the
- * instance that is up. *run_dir gets the run directory. Returns 0 when no
- * test failed or errored, 1 otherwise, 2 for unknown names, 130 on Ctrl-C. */
-int lab_run_tests(char **names, int duration_s, char **run_dir)
+/* Run directories are unique: a second run in the same second gets -2. */
+static char *new_run_dir(const char *kernel, char **id)
 {
-	struct run_ctx c = { 0 };
-	struct lab_suite *suite = NULL;
-	GPtrArray *tests = NULL, *specs = NULL;
+	char stamp[32];
+	time_t now = time(NULL);
+	char *dir = NULL, *latest, *root = lab_path("runs");
+	int n;
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+	lab_mkdir_p(root);
+	for (n = 1; n < 100 && !dir; n++) {
+		*id = n == 1 ? g_strdup_printf("%s-%s", stamp, kernel)
+			     : g_strdup_printf("%s-%s-%d", stamp, kernel, n);
+		dir = g_build_filename(root, *id, NULL);
+		if (mkdir(dir, 0755) != 0) {
+			g_clear_pointer(&dir, g_free);
+			g_clear_pointer(id, g_free);
+		}
+	}
+	if (!dir) {
+		lab_err("cannot make a run directory under %s", root);
+		g_free(root);
+		return NULL;
+	}
+	latest = g_build_filename(root, "latest", NULL);
+	unlink(latest);
+	if (symlink(*id, latest) != 0)
+		lab_err("cannot link %s", latest);
+	g_free(latest);
+	g_free(root);
+	return dir;
+}
+
+static void ctx_clear(struct run_ctx *c)
+{
+	if (c->specs)
+		g_ptr_array_free(c->specs, TRUE);
+	if (c->guests)
+		g_ptr_array_free(c->guests, TRUE);
+	if (c->run.results) {
+		/* the results belong to the specs */
+		g_ptr_array_set_free_func(c->run.results, NULL);
+		g_ptr_array_free(c->run.results, TRUE);
+	}
+	g_free(c->uses);
+	g_free(c->state);
+	g_free(c->run.id);
+	g_free(c->run.dir);
+	g_free(c->run.kernel);
+	g_free(c->run.kernel_key);
+	g_free(c->run.kernel_release);
+	g_free(c->run.topology);
+	g_mutex_clear(&c->lock);
+	g_cond_clear(&c->changed);
+}
+
+static int prepare(struct run_ctx *c, struct lab_inst *in, char **names,
+		   struct lab_suite **suite, GPtrArray **tests)
+{
 	char *path = lab_src_path("tests/suite.ini"), *err = NULL;
-	GKeyFile *kf = NULL;
 	int rc = 1;
 
-	c.duration_s = duration_s;
-	if (!(suite = lab_suite_load(path, &err))) {
+	if (!(*suite = lab_suite_load(path, &err))) {
 		lab_err("bad suite map: %s", err);
 		goto out;
 	}
-	if (names && names[0] && !(tests = lab_suite_resolve(suite, names, &err))) {
+	if (names && names[0] && !(*tests = lab_suite_resolve(*suite, names, &err))) {
 		lab_err("%s", err);
 		rc = 2;
 		goto out;
 	}
-	if (!(kf = lab_virt_state()))
+	if (lab_inst_open(in, false) != 0)
 		goto out;
-	if (!tests) {
-		char **def = default_names(suite, kf);
+	if (!lab_inst_is_up(in)) {
+		lab_err("instance '%s' is not up: run `lab up`", lab_instance());
+		goto out;
+	}
+	if (!*tests) {
+		char **def = default_names(*suite, in->state);
 
-		tests = lab_suite_resolve(suite, def, &err);
+		*tests = lab_suite_resolve(*suite, def, &err);
 		g_strfreev(def);
 	}
-	c.guests = load_guests(kf);
+	c->guests = load_guests(in->state);
+	if (c->guests->len > 64) {
+		lab_err("more than 64 guests");
+		goto out;
+	}
+	if (!(c->conn = lab_virt_connect()))
+		goto out;
+	in->conn = c->conn;
+	rc = 0;
+out:
+	g_free(path);
+	g_free(err);
+	return rc;
+}
+
+/* Run the named tests/suites (NULL: the topology's default suite) on the
+ * instance that is up, holding its lock. *run_dir gets the run directory.
+ * Returns 0 when no test failed, errored or timed out, 1 otherwise, 2 for
+ * unknown names, 130 on Ctrl-C. */
+int lab_run_tests(char **names, int duration_s, char **run_dir)
+{
+	struct run_ctx c = { 0 };
+	struct lab_inst in = { .lock_fd = -1 };
+	struct lab_suite *suite = NULL;
+	GPtrArray *tests = NULL;
+	int rc;
+
+	g_mutex_init(&c.lock);
+	g_cond_init(&c.changed);
+	c.duration_s = duration_s;
+	rc = prepare(&c, &in, names, &suite, &tests);
+	if (rc != 0)
+		goto out;
+	rc = 1;
 	c.nfs_server = nfs_server_of(c.guests);
 	c.run.kernel = g_strdup(kernel_of(c.guests));
-	c.run.topology = g_key_file_get_string(kf, "instance", "topology-name", NULL);
-	c.run.results = g_ptr_array_new_with_free_func((GDestroyNotify)lab_result_free);
+	c.run.topology = g_key_file_get_string(in.state, "instance", "topology-name", NULL);
+	describe_kernel(&c, in.state);
+	c.run.results = g_ptr_array_new();
 	c.run.started = (double)time(NULL);
 	if (!tests || !(c.run.dir = new_run_dir(c.run.kernel, &c.run.id)))
 		goto out;
-	specs = plan(&c, tests);
-	g_ptr_array_set_free_func(specs, spec_free);
+	plan(&c, tests);
 	lab_phase_begin("run tests");
-	rc = run_all(&c, specs);
+	rc = run_all(&c);
 	lab_phase_end();
 	if (run_dir)
 		*run_dir = g_strdup(c.run.dir);
 out:
-	if (specs)
-		g_ptr_array_free(specs, TRUE);
 	if (tests)
 		g_ptr_array_free(tests, TRUE);
-	if (c.guests)
-		g_ptr_array_free(c.guests, TRUE);
-	if (c.run.results)
-		g_ptr_array_free(c.run.results, TRUE);
-	g_free(c.run.id);
-	g_free(c.run.dir);
-	g_free(c.run.kernel);
-	g_free(c.run.topology);
-	if (kf)
-		g_key_file_free(kf);
+	ctx_clear(&c);
+	lab_inst_close(&in); /* closes the connection too */
 	lab_suite_free(suite);
-	g_free(path);
-	g_free(err);
 	return rc;
 }
 

@@ -28,6 +28,9 @@ static void test_free(gpointer p)
 	g_free(t->netem);
 	g_free(t->expected_report);
 	g_free(t->title);
+	g_strfreev(t->peers);
+	g_strfreev(t->signature);
+	g_free(t->signature_program);
 	g_free(t);
 }
 
@@ -53,17 +56,88 @@ static char **get_list(GKeyFile *kf, const char *grp, const char *key)
 	return v;
 }
 
+static const char *const test_keys[] = {
+	"title", "seed", "roles", "order", "timeout", "consumes_boot",
+	"needs_cmdline", "nfs_versions", "amplifier", "window", "nfs_mount",
+	"netem", "expected_report", "peers", "signature", "signature_program",
+	"min_hits", NULL,
+};
+
+/* Values that reach a guest's shell must fit a strict grammar. */
+static bool matches(const char *re, const char *s)
+{
+	return !s || g_regex_match_simple(re, s, 0, 0);
+}
+
+static char *check_values(const struct lab_test *t)
+{
+	char **v;
+
+	if (!matches("^[a-z0-9][a-z0-9.-]*$", t->name))
+		return g_strdup("the test name may hold only a-z, 0-9, '.' and '-'");
+	if (t->seed && !matches("^[0-9]{3}$", t->seed))
+		return g_strdup("seed= is three digits");
+	if (!matches("^/sys/module/[a-z0-9_]+/parameters/[a-z0-9_]+=[0-9]+$", t->amplifier))
+		return g_strdup("amplifier= is /sys/module/MOD/parameters/NAME=NUMBER");
+	if (!matches("^[0-9]{1,5}ms$", t->netem))
+		return g_strdup("netem= is a delay like 20ms");
+	if (!matches("^[A-Za-z0-9_.,=+\" -]+$", t->needs_cmdline))
+		return g_strdup("needs_cmdline= holds letters, digits, spaces and _.,=+\"- only");
+	for (v = t->nfs_versions; v && *v; v++)
+		if (!matches("^(3|4\\.0|4\\.1|4\\.2)$", *v))
+			return g_strdup_printf("nfs_versions: '%s' is not 3, 4.0, 4.1 or 4.2", *v);
+	for (v = t->roles; v && *v; v++)
+		if (!matches("^[a-z-]+$", *v))
+			return g_strdup_printf("roles: '%s' is not a role name", *v);
+	for (v = t->peers; v && *v; v++)
+		if (!matches("^[a-z-]+$", *v))
+			return g_strdup_printf("peers: '%s' is not a role name", *v);
+	if (t->seed && !t->signature && !t->signature_program)
+		return g_strdup("a seed's test needs signature= or signature_program=");
+	return NULL;
+}
+
+static char *check_keys(GKeyFile *kf, const char *grp)
+{
+	gchar **keys = g_key_file_get_keys(kf, grp, NULL, NULL);
+	char *err = NULL;
+	int i;
+
+	for (i = 0; keys && keys[i] && !err; i++)
+		if (!g_strv_contains(test_keys, keys[i]))
+			err = g_strdup_printf("unknown key '%s'", keys[i]);
+	g_strfreev(keys);
+	return err;
+}
+
+static int get_int_key(GKeyFile *kf, const char *grp, const char *key,
+		       int def, char **why)
+{
+	GError *e = NULL;
+	int v;
+
+	if (!g_key_file_has_key(kf, grp, key, NULL))
+		return def;
+	v = g_key_file_get_integer(kf, grp, key, &e);
+	if (e) {
+		if (!*why)
+			*why = g_strdup_printf("%s= is not a whole number", key);
+		g_error_free(e);
+	}
+	return v;
+}
+
 static struct lab_test *load_test(GKeyFile *kf, const char *grp,
 				  const char *path, char **err)
 {
 	struct lab_test *t = g_new0(struct lab_test, 1);
-	GError *e = NULL;
+	char *why = check_keys(kf, grp);
 
 	t->name = g_strdup(grp + strlen("test "));
 	t->seed = g_key_file_get_string(kf, grp, "seed", NULL);
 	t->roles = get_list(kf, grp, "roles");
-	t->order = g_key_file_get_integer(kf, grp, "order", NULL);
-	t->timeout_s = g_key_file_get_integer(kf, grp, "timeout", &e);
+	t->order = get_int_key(kf, grp, "order", 0, &why);
+	t->timeout_s = get_int_key(kf, grp, "timeout", 0, &why);
 	t->consumes_boot = g_key_file_get_boolean(kf, grp, "consumes_boot", NULL);
 	t->needs_cmdline = g_key_file_get_string(kf, grp, "needs_cmdline", NULL);
 	t->nfs_versions = get_list(kf, grp, "nfs_versions");
@@ -73,11 +147,17 @@ static struct lab_test *load_test(GKeyFile *kf, const char *grp,
 	t->netem = g_key_file_get_string(kf, grp, "netem", NULL);
 	t->expected_report = g_key_file_get_string(kf, grp, "expected_report", NULL);
 	t->title = g_key_file_get_string(kf, grp, "title", NULL);
-	if (!t->roles || e || t->timeout_s <= 0) {
-		*err = g_strdup_printf("%s: [%s] needs roles= and a positive timeout=%s%s",
-				       path, grp, e ? ": " : "",
-				       e ? e->message : "");
-		g_clear_error(&e);
+	t->peers = get_list(kf, grp, "peers");
+	t->signature = get_list(kf, grp, "signature");
+	t->signature_program = g_key_file_get_string(kf, grp, "signature_program", NULL);
+	t->min_hits = get_int_key(kf, grp, "min_hits", 0, &why);
+	if (!why && (!t->roles || t->timeout_s <= 0))
+		why = g_strdup("needs roles= and a positive timeout=");
+	if (!why)
+		why = check_values(t);
+	if (why) {
+		*err = g_strdup_printf("%s: [%s] %s", path, grp, why);
+		g_free(why);
 		test_free(t);
 		return NULL;
 	}

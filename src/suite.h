@@ -21,6 +21,11 @@ struct lab_test {
 	char *netem;         /* delay on eth0 during the test, e.g. "20ms" */
 	char *expected_report; /* a report containing this is the fix at work */
 	char *title;
+	char **peers;        /* roles of other guests the test uses (the NFS
+			      * server): they must not restart under it */
+	char **signature;    /* the seed's bug in a console report (verdict.h) */
+	char *signature_program; /* the seed's bug in the program's fail line */
+	int min_hits;        /* races: window hits the program needs to decide */
 };
 
 struct lab_suite {

@@ -263,7 +263,7 @@ static bool guest_ready(virDomainPtr d)
 	if (!lab_agent_ping(d, 2))
 		return false;
 	if (lab_agent_sh(d, "test -e /var/lib/cloud/instance/boot-finished",
-			 10, &r) != 0)
+			 10, 0, &r) != 0)
 		return false;
 	ready = r.exit_code == 0;
 	lab_exec_result_clear(&r);
@@ -882,8 +882,30 @@ static int restart_by_boot(struct lab_inst *in, const char *guest,
  * from the saved ready state when there is one (memory and disks as they
  * were when it was first ready), else by a boot on a fresh overlay (a
  * crashed kernel may have left the fs in any state). 0 when ready again. */
-int lab_virt_restart(const char *guest, const char *save_console,
-		     int timeout_s)
+/* Restarts run in the threads of `lab run`: their state updates go one
+ * at a time, each on the file as it is now. */
+static void record_restart(const char *guest, const char *boot)
+{
+	static GMutex lock;
+	struct lab_inst in = { .lock_fd = -1 };
+	char *grp = g_strdup_printf("guest %s", guest);
+
+	g_mutex_lock(&lock);
+	in.dir = lab_instance_dir();
+	in.state_path = g_build_filename(in.dir, "state.ini", NULL);
+	in.state = g_key_file_new();
+	if (g_key_file_load_from_file(in.state, in.state_path, G_KEY_FILE_NONE, NULL)) {
+		g_key_file_set_string(in.state, grp, "boot", boot);
+		g_key_file_set_int64(in.state, grp, "started", (gint64)time(NULL));
+		lab_inst_save(&in);
+	}
+	lab_inst_close(&in);
+	g_mutex_unlock(&lock);
+	g_free(grp);
+}
+
+int lab_virt_restart(virConnectPtr conn, const char *guest,
+		     const char *save_console, int timeout_s)
 {
 	struct lab_inst in = { .lock_fd = -1 };
 	struct restart r = { 0 };
@@ -896,8 +918,9 @@ int lab_virt_restart(const char *guest, const char *save_console,
 	in.dir = lab_instance_dir();
 	in.state_path = g_build_filename(in.dir, "state.ini", NULL);
 	in.state = g_key_file_new();
+	in.conn = conn;
 	if (!g_key_file_load_from_file(in.state, in.state_path, G_KEY_FILE_NONE, NULL) ||
-	    restart_load(&in, guest, &r) != 0 || !(in.conn = lab_virt_connect()))
+	    restart_load(&in, guest, &r) != 0)
 		goto out;
 	if (lab_inst_destroy_domain(in.conn, r.domain) != 0)
 		goto out;
@@ -905,7 +928,7 @@ int lab_virt_restart(const char *guest, const char *save_console,
 		lab_write_file(save_console, log, (gssize)len);
 	if (restart_from_saved(&in, guest, &r) == 0) {
 		lab_info("guest %-12s restored in %5.1f s", guest, lab_now() - t0);
-		g_key_file_set_string(in.state, r.grp, "boot", "restored");
+		record_restart(guest, "restored");
 		rc = 0;
 	} else {
 		lab_inst_destroy_domain(in.conn, r.domain);
@@ -914,13 +937,12 @@ int lab_virt_restart(const char *guest, const char *save_console,
 			lab_info("guest %-12s rebooted in %5.1f s", guest, lab_now() - t0);
 		else
 			show_console_tail(guest, r.console);
-		g_key_file_set_string(in.state, r.grp, "boot", "booted");
+		record_restart(guest, "booted");
 	}
-	g_key_file_set_int64(in.state, r.grp, "started", (gint64)time(NULL));
-	lab_inst_save(&in);
 out:
 	restart_clear(&r);
 	g_free(log);
+	in.conn = NULL; /* the caller's */
 	lab_inst_close(&in);
 	return rc;
 }

@@ -4,6 +4,7 @@
 #define LAB_UP_H
 
 #include <stdbool.h>
+#include <libvirt/libvirt.h>
 
 struct lab_up_opts {
 	const char *topology;  /* name or path */
@@ -19,8 +20,8 @@ struct lab_up_opts {
 int lab_up(const struct lab_up_opts *o);
 /* Restart a guest after a crash or a spent kernel; its old console log is
  * saved as save_console. 0 when it answers again. */
-int lab_virt_restart(const char *guest, const char *save_console,
-		     int timeout_s);
+int lab_virt_restart(virConnectPtr conn, const char *guest,
+		     const char *save_console, int timeout_s);
 int cmd_up(int argc, char **argv);
 
 #endif

@@ -426,6 +426,22 @@ void lab_phase_summary(void)
 	lab_info("#   %-24s %7.1f", "total", total);
 }
 
+char *lab_phase_text(void)
+{
+	GString *s = g_string_new("");
+	double total = 0;
+	guint i;
+
+	for (i = 0; phases && i < phases->len; i++) {
+		struct phase *p = &g_array_index(phases, struct phase, i);
+
+		g_string_append_printf(s, "%s%s %.0f s", s->len ? ", " : "", p->name, p->secs);
+		total += p->secs;
+	}
+	g_string_append_printf(s, "%stotal %.0f s", s->len ? "; " : "", total);
+	return g_string_free(s, FALSE);
+}
+
 char *lab_tail(const char *path, int n)
 {
 	gchar *data = NULL;

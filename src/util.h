@@ -63,6 +63,8 @@ double lab_now(void);
 void lab_phase_begin(const char *name);
 void lab_phase_end(void);
 void lab_phase_summary(void);
+/* The phases so far on one line: "build 0.1 s, up (baseline) 7.2 s". */
+char *lab_phase_text(void);
 
 /* Last n lines of a file, for error messages naming the cause. */
 char *lab_tail(const char *path, int n);

@@ -269,15 +269,20 @@ int cmd_exec(int argc, char **argv)
 	if (!(c = lab_virt_connect()))
 		return 1;
 	d = lab_virt_guest(c, guest);
-	if (d && lab_agent_exec(d, (const char *const *)argv + i + 2, timeout,
-				&r) == 0) {
+	if (d) {
+		int how = lab_agent_exec(d, (const char *const *)argv + i + 2,
+					 timeout, 0, &r);
+
+		if (how == 1) {
+			lab_err("%s: still running after %d s: killed", guest, timeout);
+			lab_agent_kill(d, r.pid, false);
+		}
 		fputs(r.out, stdout);
 		fputs(r.err, stderr);
-		rc = r.exit_code < 0 ? 1 : r.exit_code;
+		rc = how == 0 ? (r.exit_code < 0 ? 1 : r.exit_code) : how == 1 ? 124 : 1;
 		lab_exec_result_clear(&r);
-	}
-	if (d)
 		virDomainFree(d);
+	}
 	virConnectClose(c);
 	return rc;
 }

@@ -1,6 +1,8 @@
-/* test_report.c - the review's conclusions, from two fixture runs
- * (tests/unit/runs): eleven rows in the article's order, and a row is
- * "fix verified" only when baseline failed and patched passed. */
+/* test_report.c - the review's conclusions, table-driven and from two
+ * fixture runs (tests/unit/runs): eleven rows in the article's order, a
+ * row is "fix verified" only when baseline failed with the seed's own
+ * signature and patched passed; every row shows its provenance; crafted
+ * results cannot inject markup. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,17 +14,54 @@
 #include "../../src/review.h"
 #include "../../src/util.h"
 
+#define S(v, sig, all, oth) { .verdict = v, .signature = sig, .all_pass = all, .other = oth }
+
 static void test_conclusion_rules(void **state)
 {
+	/* verdict, signature, all_pass, other */
+	static const struct {
+		struct lab_side b, p;
+		enum lab_conclusion want;
+		const char *why;
+	} rows[] = {
+		{ S("fail", true, false, NULL), S("pass", false, true, NULL),
+		  LAB_FIX_VERIFIED, "signature" },
+		{ S("pass", false, true, NULL), S("pass", false, true, NULL),
+		  LAB_NOT_REPRODUCED, "clean" },
+		{ S("fail", true, false, NULL), S("fail", true, false, NULL),
+		  LAB_REGRESSION, "patched" },
+		{ S("pass", false, true, NULL), S("fail", true, false, NULL),
+		  LAB_REGRESSION, "patched" },
+		/* another seed's splat on baseline: never verified */
+		{ S("fail", false, false, "WARNING in attach_to_pi_state"),
+		  S("pass", false, true, NULL),
+		  LAB_CONCL_INCONCLUSIVE, "another reason: WARNING in attach_to_pi_state" },
+		/* patched failing for another reason: not a regression of this fix,
+		 * not a verification either */
+		{ S("fail", true, false, NULL), S("fail", false, false, "INFO: task hung"),
+		  LAB_CONCL_INCONCLUSIVE, "patched failed for another reason: INFO: task hung" },
+		{ S("inconclusive", false, false, NULL), S("pass", false, true, NULL),
+		  LAB_CONCL_INCONCLUSIVE, "baseline inconclusive" },
+		{ S("fail", true, false, NULL), S("timeout", false, false, NULL),
+		  LAB_CONCL_INCONCLUSIVE, "patched timeout" },
+		{ S(NULL, false, false, NULL), S("pass", false, true, NULL),
+		  LAB_CONCL_INCONCLUSIVE, "not run on baseline" },
+		{ S("fail", true, false, NULL), S(NULL, false, false, NULL),
+		  LAB_CONCL_INCONCLUSIVE, "not run on patched" },
+	};
+	size_t i;
+
 	(void)state;
-	assert_int_equal(lab_conclude("fail", "pass"), LAB_FIX_VERIFIED);
-	assert_int_equal(lab_conclude("pass", "pass"), LAB_NOT_REPRODUCED);
-	assert_int_equal(lab_conclude("fail", "fail"), LAB_REGRESSION);
-	assert_int_equal(lab_conclude("pass", "fail"), LAB_REGRESSION);
-	assert_int_equal(lab_conclude("inconclusive", "pass"), LAB_CONCL_INCONCLUSIVE);
-	assert_int_equal(lab_conclude("error", "pass"), LAB_CONCL_INCONCLUSIVE);
-	assert_int_equal(lab_conclude(NULL, "pass"), LAB_CONCL_INCONCLUSIVE);
-	assert_int_equal(lab_conclude("fail", NULL), LAB_CONCL_INCONCLUSIVE);
+	for (i = 0; i < G_N_ELEMENTS(rows); i++) {
+		char *why = NULL;
+		enum lab_conclusion c = lab_conclude(&rows[i].b, &rows[i].p, &why);
+
+		if (c != rows[i].want || !strstr(why, rows[i].why))
+			fail_msg("row %zu: got %s (%s), want %s with '%s'", i,
+				 lab_conclusion_name(c), why,
+				 lab_conclusion_name(rows[i].want), rows[i].why);
+		g_free(why);
+	}
 }
 
 static void test_aggregate_worst(void **state)
@@ -67,7 +106,8 @@ static void test_rows_from_fixture_runs(void **state)
 {
 	char *ini = lab_src_path("patches/2.6.32.9/review.ini"), *err = NULL;
 	struct lab_run *b = fixture("baseline"), *p = fixture("patched");
-	GPtrArray *rows = lab_report_rows(ini, b, p, &err);
+	GPtrArray *rows = lab_report_rows(ini, b, p, NULL, &err);
+	struct lab_review_info info = { "2.6.32.9", "default", "up 7 s, run 300 s", NULL };
 	const struct lab_row *r;
 	char *html, *text;
 
@@ -78,9 +118,10 @@ static void test_rows_from_fixture_runs(void **state)
 	assert_string_equal(((struct lab_row *)g_ptr_array_index(rows, 10))->article, "47");
 	r = row(rows, "010");
 	assert_int_equal(r->conclusion, LAB_FIX_VERIFIED);
-	assert_non_null(strstr(r->base_evidence, "list_add corruption"));
+	assert_non_null(strstr(r->base.evidence, "list_add corruption"));
 	assert_non_null(r->impact_class);
-	assert_non_null(r->excerpt);
+	assert_non_null(r->base.excerpt);
+	assert_string_equal(r->provenance, "faithful port");
 	/* one version failed, one was never hit: the worst counts, and patched
 	 * passed every version */
 	assert_int_equal(row(rows, "009")->conclusion, LAB_FIX_VERIFIED);
@@ -90,14 +131,25 @@ static void test_rows_from_fixture_runs(void **state)
 	assert_int_equal(row(rows, "002")->conclusion, LAB_REGRESSION);
 	assert_int_equal(row(rows, "007")->conclusion, LAB_NOT_REPRODUCIBLE);
 	assert_false(row(rows, "007")->counts);
+	/* patched passed without the fix's own WARNING: not verified */
 	assert_int_equal(row(rows, "006")->conclusion, LAB_CONCL_INCONCLUSIVE);
-	assert_int_equal(row(rows, "001")->conclusion, LAB_CONCL_INCONCLUSIVE);
-	html = lab_report_html(rows, b, p);
+	assert_true(row(rows, "006")->synthetic);
+	/* baseline failed only through another seed's splat: inconclusive,
+	 * with the other title named */
+	r = row(rows, "001");
+	assert_int_equal(r->conclusion, LAB_CONCL_INCONCLUSIVE);
+	assert_non_null(strstr(r->why, "another reason: WARNING in attach_to_pi_state"));
+	html = lab_report_html(rows, &info, b, p);
 	assert_null(strstr(html, "http://"));
 	assert_null(strstr(html, "https://"));
 	assert_non_null(strstr(html, "c-fix-verified"));
-	text = lab_report_text(rows);
+	assert_non_null(strstr(html, "fix verified (faithful port)"));
+	text = lab_report_text(rows, &info, b, p);
 	assert_non_null(strstr(text, "not reproducible on 6.1"));
+	/* the summary opens the report: counts, both kernels, phases */
+	assert_true(g_str_has_prefix(text, "review 2.6.32.9 on topology default: 2 fix verified"));
+	assert_non_null(strstr(text, "kernel key 444f8730b9bb3784, uname -r 6.1.192"));
+	assert_non_null(strstr(text, "wall time: up 7 s"));
 	g_free(html);
 	g_free(text);
 	g_ptr_array_free(rows, TRUE);

@@ -1,5 +1,6 @@
-/* test_results.c - verdict rules (a console report or a new taint bit beats
- * the program's exit code), KTAP lines, results.json round trip, JUnit. */
+/* test_results.c - taint bits, KTAP lines, results.json round trip,
+ * JUnit (valid XML 1.0 whatever the console printed), and a loader that
+ * refuses malformed results with a message instead of crashing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,32 +12,6 @@
 
 #include "../../src/results.h"
 #include "../../src/util.h"
-
-static enum lab_verdict decide(int rc, bool crashed, guint reports, long taint)
-{
-	char *why = NULL;
-	enum lab_verdict v = lab_verdict_decide(rc, crashed, reports, taint, &why);
-
-	assert_non_null(why);
-	g_free(why);
-	return v;
-}
-
-static void test_verdict_rules(void **state)
-{
-	(void)state;
-	assert_int_equal(decide(0, false, 0, 0), LAB_PASS);
-	assert_int_equal(decide(1, false, 0, 0), LAB_FAIL);
-	assert_int_equal(decide(2, false, 0, 0), LAB_INCONCLUSIVE);
-	assert_int_equal(decide(3, false, 0, 0), LAB_ERROR);
-	assert_int_equal(decide(4, false, 0, 0), LAB_SKIP);
-	assert_int_equal(decide(137, false, 0, 0), LAB_ERROR);
-	/* the kernel's word beats the program's */
-	assert_int_equal(decide(0, false, 1, 0), LAB_FAIL);
-	assert_int_equal(decide(0, false, 0, 512), LAB_FAIL);
-	assert_int_equal(decide(4, false, 2, 0), LAB_FAIL);
-	assert_int_equal(decide(-1, true, 0, 0), LAB_FAIL);
-}
 
 static void test_taint_bits(void **state)
 {
@@ -62,7 +37,10 @@ static struct lab_run *sample_run(const char *dir)
 	a->verdict = LAB_FAIL;
 	a->reason = g_strdup("the kernel complained on the console (1 report)");
 	a->seed = g_strdup("010");
-	g_ptr_array_add(a->reports, g_strdup("list-corruption|list_add corruption in dvb_dmxdev_start_feed|list_add corruption. next is NULL."));
+	a->evidence = LAB_EV_SIGNATURE;
+	g_ptr_array_add(a->reports, lab_rreport_new("list-corruption",
+		"list_add corruption in dvb_dmxdev_start_feed",
+		"list_add corruption. next is NULL.\x1b[0m \xff", "dvb_dmxdev_start_feed", true));
 	b->verdict = LAB_INCONCLUSIVE;
 	b->reason = g_strdup("inconclusive: the window was never hit");
 	b->window_hits = 0;
@@ -104,13 +82,23 @@ static void test_json_round_trip_and_junit(void **state)
 	assert_int_equal(r->verdict, LAB_FAIL);
 	assert_string_equal(r->seed, "010");
 	assert_int_equal(r->reports->len, 1);
-	assert_non_null(strstr(g_ptr_array_index(r->reports, 0), "dvb_dmxdev_start_feed"));
+	assert_int_equal(r->evidence, LAB_EV_SIGNATURE);
+	assert_string_equal(((struct lab_rreport *)g_ptr_array_index(r->reports, 0))->function,
+			    "dvb_dmxdev_start_feed");
+	assert_true(((struct lab_rreport *)g_ptr_array_index(r->reports, 0))->signature);
+	/* the console's escape and its invalid byte did not survive as such */
+	assert_true(g_utf8_validate(((struct lab_rreport *)g_ptr_array_index(r->reports, 0))->first_line, -1, NULL));
 	r = g_ptr_array_index(back->results, 1);
 	assert_int_equal(r->verdict, LAB_INCONCLUSIVE);
 	assert_int_equal(r->window_hits, 0);
 	assert_true(g_file_get_contents(junit, &xml, NULL, NULL));
 	assert_non_null(strstr(xml, "<testsuite"));
 	assert_non_null(strstr(xml, "<failure"));
+	/* XML 1.0: no escape character, not even as a reference */
+	assert_null(strstr(xml, "\x1b"));
+	assert_null(strstr(xml, "&#x1b;"));
+	assert_null(strstr(xml, "&#27;"));
+	assert_true(g_utf8_validate(xml, -1, NULL));
 	lab_run_free(run);
 	lab_run_free(back);
 	lab_rm_rf(dir);
@@ -120,10 +108,46 @@ static void test_json_round_trip_and_junit(void **state)
 	g_free(xml);
 }
 
+/* Crafted results files: each is refused with a message naming the file
+ * and the member, never a crash (json-c asserts on a wrong type). */
+static void test_malformed_results(void **state)
+{
+	static const char *const bad[] = {
+		"[1,2,3]",
+		"{\"tests\": 5}",
+		"{\"tests\": [7]}",
+		"{\"tests\": [{\"verdict\":\"pass\"}]}",
+		"{\"tests\": [{\"name\": 5, \"verdict\":\"pass\"}]}",
+		"{\"tests\": [{\"name\":\"a\",\"verdict\":\"great\"}]}",
+		"{\"tests\": [{\"name\":\"a\",\"verdict\":\"pass\",\"exit_code\":\"x\"}]}",
+		"{\"tests\": [{\"name\":\"a\",\"verdict\":\"pass\",\"reports\":{}}]}",
+		"{\"tests\": [{\"name\":\"a\",\"verdict\":\"pass\",\"reports\":[3]}]}",
+		"{\"tests\": [{\"name\":\"a\",\"verdict\":\"pass\",\"dir\":\"../../etc\"}]}",
+		"{\"tests\": [{\"name\":\"a\",\"verdict\":\"fail\",\"evidence\":\"maybe\"}]}",
+		"not json at all",
+	};
+	char *dir = g_dir_make_tmp("lab-bad-XXXXXX", NULL);
+	char *p = g_build_filename(dir, "results.json", NULL);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < G_N_ELEMENTS(bad); i++) {
+		struct lab_run *r;
+
+		assert_int_equal(lab_write_file(p, bad[i], -1), 0);
+		r = lab_results_load(p);
+		if (r)
+			fail_msg("case %zu loaded: %s", i, bad[i]);
+	}
+	lab_rm_rf(dir);
+	g_free(dir);
+	g_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_verdict_rules),
+		cmocka_unit_test(test_malformed_results),
 		cmocka_unit_test(test_taint_bits),
 		cmocka_unit_test(test_ktap_lines),
 		cmocka_unit_test(test_json_round_trip_and_junit),

@@ -1,0 +1,154 @@
+/* test_verdict.c - every row of verdict.h's decision table, and the seed
+ * signatures. A failure counts as the seed's bug only through its
+ * signature; an agent that is silent while the domain runs is an error,
+ * not a failure; a timeout is its own verdict. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "../../src/verdict.h"
+
+enum { X = -1 }; /* exit code: did not finish */
+
+static const struct row {
+	const char *what;
+	struct lab_obs o;
+	enum lab_verdict v;
+	enum lab_evidence e;
+	const char *reason; /* text the reason must hold */
+} rows[] = {
+	{ "1 libvirtd lost beats everything",
+	  { .exit_code = X, .libvirt_lost = true, .sig_reports = 1, .sig_title = "Oops" },
+	  LAB_ERROR, LAB_EV_NONE, "libvirtd" },
+	{ "2 a signature report: the seed's bug",
+	  { .exit_code = 0, .sig_reports = 1, .sig_title = "list_add corruption in dvb_dmxdev_start_feed" },
+	  LAB_FAIL, LAB_EV_SIGNATURE, "dvb_dmxdev_start_feed" },
+	{ "2 signature report in a dead guest",
+	  { .exit_code = X, .domain_dead = true, .sig_reports = 1, .sig_title = "divide error in azx_position_ok" },
+	  LAB_FAIL, LAB_EV_SIGNATURE, "azx_position_ok" },
+	{ "2 signature report, the test timed out (process stuck in D)",
+	  { .exit_code = X, .timed_out = true, .sig_reports = 1, .sig_title = "Oops" },
+	  LAB_FAIL, LAB_EV_SIGNATURE, "Oops" },
+	{ "2 signature and another report: still the seed's bug",
+	  { .exit_code = 1, .sig_reports = 1, .other_reports = 2, .sig_title = "a", .other_title = "b" },
+	  LAB_FAIL, LAB_EV_SIGNATURE, "a" },
+	{ "3 the test's own check, its line matches",
+	  { .exit_code = 1, .program_sig = true, .said = "fail: mount.nfs: File exists" },
+	  LAB_FAIL, LAB_EV_SIGNATURE, "File exists" },
+	{ "3 own check matches, another report too: the seed's bug",
+	  { .exit_code = 1, .program_sig = true, .other_reports = 1, .other_title = "INFO: task hung",
+	    .said = "fail: x" },
+	  LAB_FAIL, LAB_EV_SIGNATURE, "own check" },
+	{ "4 another seed's splat: failed for another reason",
+	  { .exit_code = 0, .other_reports = 1, .other_title = "WARNING in attach_to_pi_state" },
+	  LAB_FAIL, LAB_EV_OTHER, "another reason: WARNING in attach_to_pi_state" },
+	{ "4 other report while the program says fail without the signature",
+	  { .exit_code = 1, .other_reports = 1, .other_title = "BUG: soft lockup" },
+	  LAB_FAIL, LAB_EV_OTHER, "soft lockup" },
+	{ "5 the guest died, console silent",
+	  { .exit_code = X, .domain_dead = true },
+	  LAB_FAIL, LAB_EV_OTHER, "no report" },
+	{ "6 a new taint bit, no report",
+	  { .exit_code = 0, .new_taint = 512 },
+	  LAB_FAIL, LAB_EV_OTHER, "0x200" },
+	{ "7 timeout: its own verdict",
+	  { .exit_code = X, .timed_out = true, .timeout_s = 30 },
+	  LAB_TIMEOUT, LAB_EV_NONE, "30 s" },
+	{ "7 timeout beats a silent agent",
+	  { .exit_code = X, .timed_out = true, .agent_lost = true, .timeout_s = 9 },
+	  LAB_TIMEOUT, LAB_EV_NONE, "9 s" },
+	{ "8 agent silent, domain running, no report: error, not fail",
+	  { .exit_code = X, .agent_lost = true },
+	  LAB_ERROR, LAB_EV_NONE, "agent" },
+	{ "9 pass without the fix's own report: window not shown open",
+	  { .exit_code = 0, .expects_report = true, .expected_reports = 0 },
+	  LAB_INCONCLUSIVE, LAB_EV_NONE, "never appeared" },
+	{ "10 pass with the fix's own report",
+	  { .exit_code = 0, .expects_report = true, .expected_reports = 1 },
+	  LAB_PASS, LAB_EV_NONE, "" },
+	{ "10 plain pass",
+	  { .exit_code = 0, .said = "pass: both ioctls returned 0" },
+	  LAB_PASS, LAB_EV_NONE, "both ioctls" },
+	{ "11 exit 1 whose line is not the signature",
+	  { .exit_code = 1, .program_sig = false, .said = "fail: something else" },
+	  LAB_FAIL, LAB_EV_OTHER, "not with its bug's signature" },
+	{ "12 exit 2: inconclusive", { .exit_code = 2 }, LAB_INCONCLUSIVE, LAB_EV_NONE, "window" },
+	{ "12 exit 4: skip", { .exit_code = 4, .said = "skip: no vidtv" }, LAB_SKIP, LAB_EV_NONE, "vidtv" },
+	{ "12 exit 3: setup error", { .exit_code = 3 }, LAB_ERROR, LAB_EV_NONE, "setup" },
+	{ "12 killed by a signal", { .exit_code = 137 }, LAB_ERROR, LAB_EV_NONE, "137" },
+	{ "12 did not finish, nothing else known", { .exit_code = X }, LAB_ERROR, LAB_EV_NONE, "-1" },
+};
+
+static void test_decision_table(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < G_N_ELEMENTS(rows); i++) {
+		struct lab_decision d = lab_decide(&rows[i].o);
+
+		if (d.verdict != rows[i].v || d.evidence != rows[i].e ||
+		    !strstr(d.reason, rows[i].reason))
+			fail_msg("%s: got %s/%s \"%s\", want %s/%s with \"%s\"",
+				 rows[i].what, lab_verdict_name(d.verdict),
+				 lab_evidence_name(d.evidence), d.reason,
+				 lab_verdict_name(rows[i].v), lab_evidence_name(rows[i].e),
+				 rows[i].reason);
+		g_free(d.reason);
+	}
+}
+
+static void test_signatures(void **state)
+{
+	char *t010[] = { "list_add corruption", "dvb_dmxdev", "dvb_demux", NULL };
+	char *t004[] = { "kind:lockdep+excerpt:f_owner", NULL };
+	char *t001[] = { "Busy inodes after unmount", "generic_shutdown_super", NULL };
+	const struct {
+		char **sig;
+		const char *type, *title, *first, *func, *excerpt;
+		bool match;
+	} cases[] = {
+		{ t010, "list-corruption", "list_add corruption in dvb_dmxdev_start_feed",
+		  "list_add corruption. next is NULL.", "dvb_dmxdev_start_feed", "", true },
+		{ t010, "oops", "BUG: unable to handle page fault in dvb_demux_feed_add", "x",
+		  "dvb_demux_feed_add", "", true },
+		/* another seed's WARNING on the same guest is not 010's bug */
+		{ t010, "warning", "WARNING in attach_to_pi_state", "WARNING: at kernel/futex/pi.c",
+		  "attach_to_pi_state", "dvb in the excerpt does not count", false },
+		{ t004, "lockdep", "possible circular locking dependency detected", "x", NULL,
+		  "... (&f->f_owner.lock){....} ...", true },
+		/* a lockdep report about other locks is not 004's */
+		{ t004, "lockdep", "possible circular locking dependency detected", "x", NULL,
+		  "(&sb->s_type->i_mutex_key)", false },
+		{ t004, "warning", "WARNING in f_owner", "x", NULL, "f_owner", false },
+		{ t001, "busy-inodes", "VFS: Busy inodes after unmount of tmpfs", "x", NULL, "", true },
+		{ t001, "warning", "WARNING in generic_shutdown_super", "x", "generic_shutdown_super", "", true },
+		{ NULL, "oops", "Oops", "Oops", NULL, "", false },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < G_N_ELEMENTS(cases); i++)
+		if (lab_signature_matches_report(cases[i].sig, cases[i].type, cases[i].title,
+						 cases[i].first, cases[i].func,
+						 cases[i].excerpt) != cases[i].match)
+			fail_msg("case %zu (%s): want %s", i, cases[i].title,
+				 cases[i].match ? "match" : "no match");
+	assert_true(lab_signature_matches_program("File exists", "fail: round 1 mount B: mount.nfs: File exists"));
+	assert_false(lab_signature_matches_program("File exists", "fail: mount failed: timeout"));
+	assert_false(lab_signature_matches_program(NULL, "fail: x"));
+	assert_false(lab_signature_matches_program("x", NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decision_table),
+		cmocka_unit_test(test_signatures),
+	};
+
+	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
+}
