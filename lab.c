@@ -31,6 +31,7 @@ static const struct command commands[] = {
 	{ "image", cmd_image, "build the Debian guest base image (mmdebstrap)" },
 	{ "up", cmd_up, "bring a topology's guests up and wait until ready" },
 	{ "down", cmd_down, "destroy the guests and network, remove overlays" },
+	{ "restart", cmd_restart, "bring one guest back to its ready state (saved state)" },
 	{ "status", cmd_status, "show guests, state, kernel, uptime, addresses" },
 	{ "console", cmd_console, "follow a guest's serial console log" },
 	{ "exec", cmd_exec, "run a command in a guest via the guest agent" },

@@ -946,3 +946,37 @@ out:
 	lab_inst_close(&in);
 	return rc;
 }
+
+/* `lab restart GUEST`: bring one guest back to its ready state (restored
+ * from the saved state, else booted), keeping its console as
+ * consoles/GUEST.before-restart.log. */
+int cmd_restart(int argc, char **argv)
+{
+	struct lab_inst in = { .lock_fd = -1 };
+	char *keep = NULL, *dom = NULL, *grp = NULL;
+	int rc = 1;
+
+	if (argc != 2 || argv[1][0] == '-') {
+		fputs("usage: lab restart GUEST\n"
+		      "  Bring GUEST back to its ready state: restored from the saved state\n"
+		      "  when there is one, else booted on a fresh overlay.\n", argc == 2 ? stdout : stderr);
+		return argc == 2 && !strcmp(argv[1], "--help") ? 0 : 2;
+	}
+	if (lab_inst_open(&in, false) != 0)
+		goto out;
+	grp = g_strdup_printf("guest %s", argv[1]);
+	if (!lab_inst_is_up(&in) || !(dom = g_key_file_get_string(in.state, grp, "domain", NULL))) {
+		lab_err("no guest '%s' in instance '%s' (see `lab status`)", argv[1], lab_instance());
+		goto out;
+	}
+	if (!(in.conn = lab_virt_connect()))
+		goto out;
+	keep = g_strdup_printf("%s/consoles/%s.before-restart.log", in.dir, argv[1]);
+	rc = lab_virt_restart(in.conn, argv[1], keep, DEFAULT_READY_TIMEOUT_S) == 0 ? 0 : 1;
+out:
+	g_free(keep);
+	g_free(dom);
+	g_free(grp);
+	lab_inst_close(&in);
+	return rc;
+}

@@ -23,5 +23,6 @@ int lab_up(const struct lab_up_opts *o);
 int lab_virt_restart(virConnectPtr conn, const char *guest,
 		     const char *save_console, int timeout_s);
 int cmd_up(int argc, char **argv);
+int cmd_restart(int argc, char **argv);
 
 #endif
