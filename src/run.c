@@ -203,28 +203,33 @@ static void kmsg_marker(struct run_ctx *c, const char *guest, const char *text)
 
 /* ---- what the runner puts around a test ---- */
 
-/* The knob's value goes to /run so cleanup can put the old one back. The
- * suite map's grammar (suite.c) keeps path and value shell-safe. */
+/* Each knob's old value goes to /run/lab-knob.N.old so cleanup can put it
+ * back. The suite map's grammar (suite.c) keeps paths and values
+ * shell-safe. */
 static char *knob_set(struct run_ctx *c, const struct spec *s)
 {
-	char **kv;
-	char *cmd, *out = NULL, *note;
+	GString *note = g_string_new("");
+	int i;
 
-	if (!s->t->amplifier)
-		return NULL;
-	kv = g_strsplit(s->t->amplifier, "=", 2);
-	cmd = g_strdup_printf("if [ -w '%s' ]; then cat '%s' > /run/lab-knob.old && "
-			      "echo '%s' > '%s' && echo on; else echo absent; fi",
-			      kv[0], kv[0], kv[1] ? kv[1] : "", kv[0]);
-	gsh(c, s->g->name, cmd, 30, 0, &out);
-	note = g_strdup_printf("race knob %s: %s", s->t->amplifier,
-			       out && g_str_has_prefix(out, "on")
-			       ? "on (lab test knob, both kernels: patches/*/support)"
-			       : "absent in this kernel");
-	g_free(out);
-	g_free(cmd);
-	g_strfreev(kv);
-	return note;
+	for (i = 0; s->t->amplifiers && s->t->amplifiers[i]; i++) {
+		char **kv = g_strsplit(s->t->amplifiers[i], "=", 2);
+		char *out = NULL;
+		char *cmd = g_strdup_printf(
+			"if [ -w '%s' ]; then cat '%s' > /run/lab-knob.%d.old && "
+			"echo '%s' > '%s' && echo on; else echo absent; fi",
+			kv[0], kv[0], i, kv[1] ? kv[1] : "", kv[0]);
+
+		gsh(c, s->g->name, cmd, 30, 0, &out);
+		g_string_append_printf(note, "%srace knob %s: %s", note->len ? "; " : "",
+				       s->t->amplifiers[i],
+				       out && g_str_has_prefix(out, "on")
+				       ? "on (lab test knob, both kernels: patches/*/support)"
+				       : "absent in this kernel");
+		g_free(out);
+		g_free(cmd);
+		g_strfreev(kv);
+	}
+	return g_string_free(note, note->len == 0);
 }
 
 /* Knob, netem and mount go back on every exit path: a test that passed,
@@ -232,17 +237,18 @@ static char *knob_set(struct run_ctx *c, const struct spec *s)
 static void test_cleanup(struct run_ctx *c, const struct spec *s)
 {
 	GString *cmd = g_string_new("");
+	int i;
 
 	if (s->t->netem)
 		g_string_append(cmd, "tc qdisc del dev eth0 root 2>/dev/null; ");
 	if (s->t->nfs_mount)
 		g_string_append(cmd, "umount -f -l " NFS_DIR " 2>/dev/null; ");
-	if (s->t->amplifier) {
-		char **kv = g_strsplit(s->t->amplifier, "=", 2);
+	for (i = 0; s->t->amplifiers && s->t->amplifiers[i]; i++) {
+		char **kv = g_strsplit(s->t->amplifiers[i], "=", 2);
 
-		g_string_append_printf(cmd, "if [ -w '%s' ] && [ -s /run/lab-knob.old ]; then "
-				       "cat /run/lab-knob.old > '%s'; rm -f /run/lab-knob.old; fi; ",
-				       kv[0], kv[0]);
+		g_string_append_printf(cmd, "if [ -w '%s' ] && [ -s /run/lab-knob.%d.old ]; then "
+				       "cat /run/lab-knob.%d.old > '%s'; rm -f /run/lab-knob.%d.old; fi; ",
+				       kv[0], i, i, kv[0], i);
 		g_strfreev(kv);
 	}
 	if (cmd->len)

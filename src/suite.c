@@ -23,7 +23,7 @@ static void test_free(gpointer p)
 	g_strfreev(t->roles);
 	g_free(t->needs_cmdline);
 	g_strfreev(t->nfs_versions);
-	g_free(t->amplifier);
+	g_strfreev(t->amplifiers);
 	g_free(t->window);
 	g_free(t->netem);
 	g_free(t->expected_report);
@@ -77,8 +77,9 @@ static char *check_values(const struct lab_test *t)
 		return g_strdup("the test name may hold only a-z, 0-9, '.' and '-'");
 	if (t->seed && !matches("^[0-9]{3}$", t->seed))
 		return g_strdup("seed= is three digits");
-	if (!matches("^/sys/module/[a-z0-9_]+/parameters/[a-z0-9_]+=[0-9]+$", t->amplifier))
-		return g_strdup("amplifier= is /sys/module/MOD/parameters/NAME=NUMBER");
+	for (v = t->amplifiers; v && *v; v++)
+		if (!matches("^/sys/module/[a-z0-9_]+/parameters/[a-z0-9_]+=[0-9]+$", *v))
+			return g_strdup_printf("amplifier: '%s' is not /sys/module/MOD/parameters/NAME=NUMBER", *v);
 	if (!matches("^[0-9]{1,5}ms$", t->netem))
 		return g_strdup("netem= is a delay like 20ms");
 	if (!matches("^[A-Za-z0-9_.,=+\" -]+$", t->needs_cmdline))
@@ -141,7 +142,7 @@ static struct lab_test *load_test(GKeyFile *kf, const char *grp,
 	t->consumes_boot = g_key_file_get_boolean(kf, grp, "consumes_boot", NULL);
 	t->needs_cmdline = g_key_file_get_string(kf, grp, "needs_cmdline", NULL);
 	t->nfs_versions = get_list(kf, grp, "nfs_versions");
-	t->amplifier = g_key_file_get_string(kf, grp, "amplifier", NULL);
+	t->amplifiers = get_list(kf, grp, "amplifier");
 	t->window = g_key_file_get_string(kf, grp, "window", NULL);
 	t->nfs_mount = g_key_file_get_boolean(kf, grp, "nfs_mount", NULL);
 	t->netem = g_key_file_get_string(kf, grp, "netem", NULL);

@@ -15,7 +15,7 @@ struct lab_test {
 	bool consumes_boot;  /* a failure spends the guest's kernel */
 	char *needs_cmdline; /* must be in /proc/cmdline, else skip */
 	char **nfs_versions; /* run once per version (NULL: once) */
-	char *amplifier;     /* "PATH=VALUE": written when PATH exists */
+	char **amplifiers;   /* "PATH=VALUE" each: written when PATH exists */
 	char *window;        /* for races: what a "window hit" is */
 	bool nfs_mount;      /* runner mounts the export at LAB_NFS_DIR */
 	char *netem;         /* delay on eth0 during the test, e.g. "20ms" */

@@ -53,8 +53,7 @@ struct lab_info {
 	const char *name;	/* program name, e.g. "t002-futex-unlock-pi-hijack" */
 	const char *seed;	/* "002", or "000" for tests that cover no seed */
 	const char *title;
-	const char *roles;	/* guest roles that can run it, "a, b" */
-	int consumes_boot;	/* a failure leaves the kernel unfit for more tests */
+	/* roles, order and whether it consumes a boot: tests/suite.ini only */
 	unsigned int bound_s;	/* the program ends itself after this many seconds */
 };
 
@@ -176,8 +175,6 @@ static inline void lab_begin(const struct lab_info *info)
 	lab_name = info->name;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	lab_diag("seed %s: %s", info->seed, info->title);
-	lab_diag("roles: %s", info->roles);
-	lab_diag("consumes_boot: %s", info->consumes_boot ? "yes" : "no");
 	lab_diag("bound: %u s", info->bound_s);
 	lab_kmsg("begin (seed %s)", info->seed);
 	lab_bound(info->bound_s, LAB_ERROR);

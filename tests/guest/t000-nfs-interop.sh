@@ -66,8 +66,6 @@ check_version() {
 }
 
 diag "seed 000: NFS interop: mount, write, read back, rename, lock, unlink per version"
-diag "roles: nfs-client"
-diag "consumes_boot: no"
 diag "bound: $BOUND s"
 kmsg "begin (seed 000)"
 

@@ -133,8 +133,6 @@ int main(void)
 		.name = "t001-futex-key-refcnt",
 		.seed = "001",
 		.title = "futex: shared PI futex in a tmpfile must not pin the inode past umount",
-		.roles = "tty, smoke",
-		.consumes_boot = 1,
 		.bound_s = 60,
 	};
 	static const char *const pats[] = {

@@ -124,8 +124,6 @@ int main(void)
 		.name = "t002-futex-unlock-pi-hijack",
 		.seed = "002",
 		.title = "futex: non-owner FUTEX_UNLOCK_PI must fail with EINVAL",
-		.roles = "tty, smoke",
-		.consumes_boot = 1,
 		.bound_s = 40,
 	};
 	pthread_t a, b;

@@ -258,8 +258,6 @@ int main(void)
 		.name = "t003-futex-value-corruption",
 		.seed = "003",
 		.title = "futex: corrupt PI futex value -> EINVAL; PID-namespace contention works",
-		.roles = "tty, smoke",
-		.consumes_boot = 1,
 		.bound_s = 90,
 	};
 	int kfd, half1, half2, warn1, warn2;

@@ -127,8 +127,6 @@ int main(int argc, char **argv)
 		.name = "t004-tty-fasync-lockdep",
 		.seed = "004",
 		.title = "tty: O_ASYNC on a controlling pty must not make a lockdep cycle",
-		.roles = "tty, smoke",
-		.consumes_boot = 1,
 		.bound_s = 60,
 	};
 	static const char *const pats[] = {

@@ -43,8 +43,6 @@ int main(void)
 		.name = "t005-regulator-null-constraints",
 		.seed = "005",
 		.title = "regulator: empty constraints print \"no parameters\", not stack bytes",
-		.roles = "tty",
-		.consumes_boot = 0,
 		.bound_s = 20,
 	};
 	int counts[3] = { 0 };

@@ -26,8 +26,6 @@ cleanup() {
 . "$(dirname "$0")/lab_test.sh"
 
 diag "seed 006: ALSA: hda-intel: Avoid divide by zero crash"
-diag "roles: any guest with QEMU intel-hda (topology devices=intel-hda)"
-diag "consumes_boot: yes"
 diag "bound: $BOUND s"
 diag "SYNTHETIC: fault injection by kprobe, not a user-space trigger"
 kmsg begin

@@ -17,26 +17,34 @@
  *
  * Getting a COMMIT in flight at the right moment is the whole test.
  * nfs_setattr() flushes and commits before its SETATTR RPC, so the request
- * must be created *during* that RPC, through mmap (page_mkwrite takes no
+ * must be created *after* that flush, through mmap (page_mkwrite takes no
  * i_rwsem).  And msync() alone never makes a COMMIT for a single dirty page:
  * WB_SYNC_ALL writeback asks for FLUSH_COND_STABLE, which sends the WRITE
  * FILE_SYNC when nothing else waits for a commit.  So:
  *   truncator  loops ftruncate(1 page) / ftruncate(2 pages);
- *   controller polls the truncator's /proc/PID/stack; when the shrinking
- *              SETATTR RPC is in flight it wakes the writer;
- *   writer     (SCHED_FIFO for the cycle, so it wins the wake-up when the
- *              WRITE's writeback ends) stores into page 1,
+ *   observer   lab_nfs_observer.ko (tests/kmod: it counts, never acts)
+ *              says when the truncator's flush (nfs_sync_inode) returned;
+ *   controller then wakes the writer;
+ *   writer     (SCHED_FIFO for the cycle) stores into page 1,
  *              sync_file_range(WRITE) sends an UNSTABLE WRITE, and
  *              msync(MS_SYNC) waits for it and sends the COMMIT, which
  *              locks the request;
- *   truncator  reaches page 1 after its SETATTR returns and waits in
+ *   truncator  reaches page 1 after its SETATTR and waits in
  *              nfs_wait_on_request() under nfs_wb_folio_cancel();
- *   controller sees that stack and SIGKILLs the truncator: a window hit.
- * A netem delay on the client's link (the runner's job) stretches every RPC
- * and with it the window.  Zero hits is inconclusive, never a pass.
+ *   observer   says so (its `waiting` parameter names the pid);
+ *   controller SIGKILLs the truncator: a window hit, "signal timed by the
+ *              observer" - an ordinary kill(2) a user could send, only its
+ *              timing comes from the observer.
+ * Knobs in both kernels widen the window (the runner sets them):
+ * nfs.lab_setattr_delay_ms sleeps between the flush and the SETATTR, so the
+ * writer's WRITE+COMMIT fit in; nfs.lab_commit_delay_ms holds the COMMIT's
+ * requests, so the truncator meets it. Zero hits is inconclusive, never a
+ * pass. The report gives truncations, window entries, killed waits and
+ * interrupted waits per run, from the observer.
  *
  * Usage: t008-nfs-truncate-race [DIR]   (else $LAB_NFS_DIR; an NFS mount)
- * Env:   LAB_DURATION (s, default 60), LAB_MAX_HITS (default 5).
+ * Env:   LAB_DURATION (s, default 120), LAB_MIN_HITS (stop after this many
+ *        window hits, default 3; the oops on baseline ends it sooner).
  */
 #include "lab_test.h"
 
@@ -187,39 +195,79 @@ static pid_t spawn(void (*fn)(const char *), const char *path)
 	return pid;
 }
 
-enum where { ELSEWHERE, IN_SETATTR_RPC, IN_WINDOW };
+#define OBSERVER "/sys/module/lab_nfs_observer/parameters/"
 
-/* Where the truncator sleeps, from its kernel stack. */
-static enum where classify(const char *stack)
+/* One of the observer's counters, or -1 when it cannot be read. */
+static long observed(const char *name)
 {
-	int cancel = strstr(stack, "nfs_wb_folio_cancel") ||
-		     strstr(stack, "nfs_wb_page_cancel") ||
-		     strstr(stack, "nfs_invalidate_folio");
+	char path[128], buf[32];
 
-	if (strstr(stack, "nfs_wait_on_request") && cancel)
-		return IN_WINDOW;
-	if ((strstr(stack, "proc_setattr") || strstr(stack, "do_setattr")) &&
-	    strstr(stack, "rpc_") && !strstr(stack, "truncate_pagecache"))
-		return IN_SETATTR_RPC;
-	return ELSEWHERE;
+	snprintf(path, sizeof(path), OBSERVER "%s", name);
+	if (lab_read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return strtol(buf, NULL, 10);
 }
 
-static int read_stack(pid_t pid, char *buf, size_t size)
+static int observe(pid_t pid)
 {
-	char path[64];
+	char buf[32];
+	int fd = open(OBSERVER "target_pid", O_WRONLY);
+	int n = snprintf(buf, sizeof(buf), "%d\n", (int)pid), ok;
 
-	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
-	return lab_read_file(path, buf, size) < 0 ? -1 : 0;
+	if (fd < 0)
+		return -1;
+	ok = write(fd, buf, n) == n;
+	close(fd);
+	return ok ? 0 : -1;
 }
 
-/* Print the first frames of the stack a hit was seen in. */
-static void show_stack(const char *stack)
+/* insmod/rmmod the observer from the tests disk, bounded, quietly. */
+static int run_cmd(char *const argv[])
 {
-	char copy[4096], *save = NULL, *line;
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		quiet_child();
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void observer_load(void)
+{
+	char ko[PATH_MAX];
+	char *rm[] = { "/sbin/rmmod", "lab_nfs_observer", NULL };
+	char *ins[] = { "/sbin/insmod", ko, NULL };
+
+	snprintf(ko, sizeof(ko), "%s/kmod/lab_nfs_observer.ko",
+		 getenv("LAB_DIR") ? getenv("LAB_DIR") : "/lab");
+	run_cmd(rm); /* a killed run may have left it */
+	if (run_cmd(ins) != 0 || observed("waits") < 0)
+		lab_end(LAB_ERROR, "cannot load the observer %s", ko);
+}
+
+static void observer_unload(void)
+{
+	char *rm[] = { "/sbin/rmmod", "lab_nfs_observer", NULL };
+
+	run_cmd(rm);
+}
+
+/* The truncator's stack when it was killed in the window (ORC: real
+ * frames), for the output. */
+static void show_stack(pid_t pid)
+{
+	char path[64], stack[4096], *save = NULL, *line;
 	int n = 0;
 
-	snprintf(copy, sizeof(copy), "%s", stack);
-	for (line = strtok_r(copy, "\n", &save); line && n < 12;
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	if (lab_read_file(path, stack, sizeof(stack)) < 0)
+		return;
+	for (line = strtok_r(stack, "\n", &save); line && n < 12;
 	     line = strtok_r(NULL, "\n", &save), n++)
 		lab_diag("  %s", line);
 }
@@ -244,53 +292,52 @@ struct tally {
 	uint64_t max_death_ms;
 };
 
-/* The controller: trigger the writer, kill in the window, restart. */
-static int control(const char *path, unsigned long duration_s,
-		   unsigned long max_hits, struct tally *t)
+static void kill_in_window(const char *path, struct tally *t)
 {
-	uint64_t end = lab_now_ms() + duration_s * 1000, died;
-	int last_seq = -1, status;
-	char stack[4096];
+	uint64_t died;
 
-	while (lab_now_ms() < end && (unsigned long)t->hits < max_hits) {
-		if (waitpid(trunc_pid, &status, WNOHANG) == trunc_pid)
+	if (t->hits++ == 0) {
+		lab_diag("window hit: truncator stack when the observer saw it wait:");
+		show_stack(trunc_pid);
+	}
+	kill(trunc_pid, SIGKILL);
+	if (reap(trunc_pid, &died)) {
+		lab_diag("killed truncator still alive after %d s", DEATH_WAIT_MS / 1000);
+		trunc_pid = -1;
+		return;
+	}
+	if (died > t->max_death_ms)
+		t->max_death_ms = died;
+	trunc_pid = spawn(truncator, path);
+	observe(trunc_pid);
+	t->restarts++;
+}
+
+/* The controller: wake the writer when the truncator's flush is over,
+ * kill the truncator when the observer sees it wait in the window. */
+static int control(const char *path, unsigned long duration_s,
+		   unsigned long min_hits, struct tally *t)
+{
+	uint64_t end = lab_now_ms() + duration_s * 1000;
+	long last_synced = observed("synced");
+	int status;
+
+	while (lab_now_ms() < end && (unsigned long)t->hits < min_hits) {
+		long synced = observed("synced");
+
+		if (trunc_pid < 0 || waitpid(trunc_pid, &status, WNOHANG) == trunc_pid)
 			return LAB_ERROR;	/* died on its own: setup broke */
-		if (read_stack(trunc_pid, stack, sizeof(stack))) {
-			lab_sleep_us(POLL_US);
-			continue;
+		if (observed("waiting") == trunc_pid) {
+			kill_in_window(path, t);
+		} else if (synced != last_synced && atomic_load(&sh->shrinking)) {
+			atomic_fetch_add(&sh->go, 1);
+			lab_futex(&sh->go, FUTEX_WAKE, 1, NULL);
+			t->triggers++;
 		}
-		switch (classify(stack)) {
-		case IN_WINDOW:
-			kill(trunc_pid, SIGKILL);
-			if (t->hits++ == 0) {
-				lab_diag("window hit: truncator stack when killed:");
-				show_stack(stack);
-			}
-			if (reap(trunc_pid, &died)) {
-				lab_diag("killed truncator still alive after %d s", DEATH_WAIT_MS / 1000);
-				trunc_pid = -1;
-				return LAB_ERROR;
-			}
-			if (died > t->max_death_ms)
-				t->max_death_ms = died;
-			trunc_pid = spawn(truncator, path);
-			t->restarts++;
-			break;
-		case IN_SETATTR_RPC:
-			if (atomic_load(&sh->shrinking) &&
-			    atomic_load(&sh->shrink_seq) != last_seq) {
-				last_seq = atomic_load(&sh->shrink_seq);
-				atomic_fetch_add(&sh->go, 1);
-				lab_futex(&sh->go, FUTEX_WAKE, 1, NULL);
-				t->triggers++;
-			}
-			break;
-		case ELSEWHERE:
-			break;
-		}
+		last_synced = synced;
 		lab_sleep_us(POLL_US);
 	}
-	return LAB_PASS;
+	return trunc_pid < 0 ? LAB_ERROR : LAB_PASS;
 }
 
 /* Stop the children; ones stuck in the kernel are left behind, named. */
@@ -362,21 +409,19 @@ static void make_file(const char *path)
 
 int main(int argc, char **argv)
 {
-	unsigned long duration = lab_env_ulong("LAB_DURATION", 60);
-	unsigned long max_hits = lab_env_ulong("LAB_MAX_HITS", 5);
+	unsigned long duration = lab_env_ulong("LAB_DURATION", 120);
+	unsigned long min_hits = lab_env_ulong("LAB_MIN_HITS", 3);
 	struct lab_info info = {
 		.name = "t008-nfs-truncate-race",
 		.seed = "008",
 		.title = "NFS: SIGKILL during truncate's wait for a COMMIT must not oops",
-		.roles = "nfs-client",
-		.consumes_boot = 1,
 		.bound_s = duration + 60,
 	};
 	static const char *const pats[] = {
 		"BUG:", "Oops", "nfs_commit_release_pages", "general protection", NULL,
 	};
 	struct tally t = { 0 };
-	char path[PATH_MAX], stack[4096];
+	char path[PATH_MAX];
 	const char *dir, *vers = getenv("LAB_NFS_VERS");
 	int kfd, code, splat;
 
@@ -384,10 +429,9 @@ int main(int argc, char **argv)
 	lab_bound_hook = kill_children;
 	page = sysconf(_SC_PAGESIZE);
 	dir = nfs_dir(argc, argv);
-	lab_diag("dir %s, NFS version %s, duration %lu s, max hits %lu", dir,
-		 vers ? vers : "(unset)", duration, max_hits);
-	if (read_stack(getpid(), stack, sizeof(stack)))
-		lab_skip("/proc/PID/stack unreadable (needs root and CONFIG_STACKTRACE)");
+	lab_diag("dir %s, NFS version %s, at most %lu s, stop after %lu hits", dir,
+		 vers ? vers : "(unset)", duration, min_hits);
+	observer_load();
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -399,9 +443,14 @@ int main(int argc, char **argv)
 	kfd = lab_kmsg_open(1);
 	writer_pid = spawn(writer, path);
 	trunc_pid = spawn(truncator, path);
-	code = control(path, duration, max_hits, &t);
+	observe(trunc_pid);
+	code = control(path, duration, min_hits, &t);
 	stop_children();
 	remove_file(path);
+	lab_diag("observer: synced=%ld window_entries=%ld killed_waits=%ld interrupted_waits=%ld",
+		 observed("synced"), observed("waits"), observed("killed_waits"),
+		 observed("interrupted"));
+	observer_unload();
 
 	lab_diag("truncations=%ld triggers=%d woken_cycles=%d free_cycles=%d sigbus=%d",
 		 atomic_load(&sh->truncations), t.triggers,
@@ -422,6 +471,7 @@ int main(int argc, char **argv)
 	if (code != LAB_PASS)
 		lab_end(code, "the truncator died on its own or could not be reaped");
 	if (!t.hits)
-		lab_end(LAB_INCONCLUSIVE, "the COMMIT window was never hit");
-	lab_end(LAB_PASS, "%d truncator(s) killed in the COMMIT wait, no oops", t.hits);
+		lab_end(LAB_INCONCLUSIVE, "the COMMIT window was never hit (signal timed by the observer)");
+	lab_end(LAB_PASS, "%d truncator(s) killed in the COMMIT wait (signal timed by the observer), no oops",
+		t.hits);
 }

@@ -22,13 +22,16 @@
 # (a new superblock: nosharecache) LAB_T009_STEP s later, inside the sleep.
 # Without the amplifier a clean run proves nothing: inconclusive.
 #
+# Each round checks that B really got A's device number (the window is only
+# hit when it did) and prints window_hits: rounds where B reused A's number.
+#
 # Env: LAB_NFS_SERVER (required), LAB_NFS_EXPORT (/srv/nfs),
-#      LAB_NFS_VERS (3, 4.0, 4.1, 4.2; default 3), LAB_ROUNDS (3),
-#      LAB_T009_STEP (1 s).
+#      LAB_NFS_VERS (3, 4.0, 4.1, 4.2; default 3), LAB_ROUNDS (default
+#      LAB_MIN_HITS, else 3), LAB_T009_STEP (1 s).
 set -eu
 
 NAME=t009-nfs-umount-race
-ROUNDS=${LAB_ROUNDS:-3}
+ROUNDS=${LAB_ROUNDS:-${LAB_MIN_HITS:-3}}
 STEP=${LAB_T009_STEP:-1}
 OP_TIMEOUT=60
 BOUND=${LAB_BOUND:-$((ROUNDS * (2 * OP_TIMEOUT + STEP) + 30))}
@@ -77,7 +80,11 @@ round() {
 	dev_b=-
 	[ $rc_b -eq 0 ] && dev_b=$(mountpoint -d "$B")
 	diag "round $1: A on $dev_a unmounted (rc $rc_a); B mounted ${STEP}s later: rc $rc_b, dev $dev_b"
-	[ $rc_b -eq 0 ] || mount_failed "round $1 mount B"
+	if [ "$dev_b" = "$dev_a" ]; then
+		reused=$((reused + 1))
+		diag "round $1: B reused A's device number $dev_a"
+	fi
+	[ $rc_b -eq 0 ] || { diag "window_hits=$((reused + 1))"; mount_failed "round $1 mount B"; }
 	[ $rc_a -eq 0 ] || finish 3 "round $1: umount A failed (rc $rc_a)"
 	timeout -k 5 $OP_TIMEOUT umount "$B" || finish 3 "round $1: umount B failed"
 }
@@ -90,8 +97,6 @@ duplicate_names() {
 }
 
 diag "seed 009: NFS: umount must not free the device name before the bdi is gone"
-diag "roles: nfs-client"
-diag "consumes_boot: no"
 diag "bound: $BOUND s"
 MARK=""
 if [ "${LAB_KMSG:-1}" != 0 ]; then
@@ -112,6 +117,7 @@ mkdir "$A" "$B"
 check_amplifier
 diag "mount -o $OPTS $SPEC on $A and $B, $ROUNDS rounds, step $STEP s"
 
+reused=0
 i=1
 while [ $i -le "$ROUNDS" ]; do
 	round $i
@@ -119,8 +125,12 @@ while [ $i -le "$ROUNDS" ]; do
 done
 
 dups=$(duplicate_names)
+diag "window_hits=$reused"
+diag "reused_dev=$reused of $ROUNDS rounds"
 [ "$dups" -eq 0 ] || finish 1 "sysfs refused $dups duplicate bdi name(s)"
 if [ "$amp_ms" -le $((STEP * 1000)) ]; then
 	finish 2 "all mounts succeeded, but without an amplifier longer than the ${STEP}s step the window was never open"
 fi
-finish 0 "$ROUNDS rounds of umount A / mount B inside a ${amp_ms} ms window, no name clash"
+[ "$reused" -gt 0 ] ||
+	finish 2 "the window was open but mount B never got A's device number"
+finish 0 "B reused A's device number in $reused of $ROUNDS rounds inside a ${amp_ms} ms window, no name clash"

@@ -31,8 +31,6 @@ int main(void)
 		.name = "t010-dvb-demux-feeds",
 		.seed = "010",
 		.title = "dvb-core: PES filter after a section filter on one demux fd",
-		.roles = "tty, smoke",
-		.consumes_boot = 1,
 		.bound_s = 30,
 	};
 	static const char *const pats[] = {

@@ -127,8 +127,6 @@ count() {
 }
 
 diag "seed 011: netfilter: conntrack entries must not leak between network namespaces"
-diag "roles: conntrack"
-diag "consumes_boot: no"
 diag "bound: $BOUND s"
 kmsg "begin (seed 011)"
 

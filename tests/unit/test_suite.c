@@ -32,7 +32,7 @@ static void test_shipped_map_loads(void **state)
 	assert_non_null(t);
 	assert_string_equal(t->seed, "009");
 	assert_string_equal(t->nfs_versions[3], "4.2");
-	assert_non_null(t->amplifier);
+	assert_non_null(t->amplifiers);
 	t = lab_suite_test(s, "t010-dvb-demux-feeds");
 	assert_true(t->consumes_boot);
 	assert_int_equal(t->timeout_s, 30);
