@@ -19,10 +19,13 @@ static json_object *agent_call(virDomainPtr dom, const char *cmd, int timeout_s,
 	*whole = NULL;
 	if (!reply) {
 		if (!quiet) {
+			/* copy first: any libvirt call (virDomainGetName too)
+			 * resets the thread's last error */
 			virErrorPtr e = virGetLastError();
+			char *msg = g_strdup(e && e->message ? e->message : "no answer");
 
-			lab_err("guest agent of %s: %s", virDomainGetName(dom),
-				e && e->message ? e->message : "no answer");
+			lab_err("guest agent of %s: %s", virDomainGetName(dom), msg);
+			g_free(msg);
 		}
 		return NULL;
 	}

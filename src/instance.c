@@ -52,7 +52,8 @@ void lab_inst_close(struct lab_inst *in)
 		virConnectClose(in->conn);
 	if (in->lock_fd >= 0)
 		close(in->lock_fd);
-	g_key_file_free(in->state);
+	if (in->state)
+		g_key_file_free(in->state);
 	g_free(in->dir);
 	g_free(in->state_path);
 	memset(in, 0, sizeof(*in));
@@ -179,8 +180,10 @@ int lab_inst_sweep(virConnectPtr c)
 	n = virConnectListAllDomains(c, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	for (i = 0; i < n; i++) {
 		if (domain_is_ours(doms[i]) && virDomainDestroy(doms[i]) != 0) {
-			lab_err("cannot destroy domain %s: %s",
-				virDomainGetName(doms[i]), lab_virt_error());
+			char *msg = g_strdup(lab_virt_error());
+
+			lab_err("cannot destroy domain %s: %s", virDomainGetName(doms[i]), msg);
+			g_free(msg);
 			rc = -1;
 		}
 		virDomainFree(doms[i]);
@@ -189,8 +192,10 @@ int lab_inst_sweep(virConnectPtr c)
 	n = virConnectListAllNetworks(c, &nets, VIR_CONNECT_LIST_NETWORKS_ACTIVE);
 	for (i = 0; i < n; i++) {
 		if (network_is_ours(nets[i]) && virNetworkDestroy(nets[i]) != 0) {
-			lab_err("cannot destroy network %s: %s",
-				virNetworkGetName(nets[i]), lab_virt_error());
+			char *msg = g_strdup(lab_virt_error());
+
+			lab_err("cannot destroy network %s: %s", virNetworkGetName(nets[i]), msg);
+			g_free(msg);
 			rc = -1;
 		}
 		virNetworkFree(nets[i]);

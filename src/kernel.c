@@ -375,7 +375,8 @@ static int run_patch(struct tree *t, const char *file, bool reverse,
 			 reverse ? "-R" : "-f", dry ? "--dry-run" : "-f",
 			 NULL };
 
-	return lab_run_capture(argv, t->src, out, 300);
+	/* never cut short: half a patch is a damaged tree */
+	return lab_run_capture_flags(argv, t->src, out, 300, LAB_RUN_UNINTERRUPTIBLE);
 }
 
 /* Copy of an applied patch, kept under src/.lab-applied/LABEL. */

@@ -288,7 +288,8 @@ char *lab_result_ktap_line(const struct lab_result *r, int n)
 	case LAB_SKIP:
 		return g_strdup_printf("ok %d %s # SKIP %s", n, r->name, r->reason);
 	case LAB_INCONCLUSIVE:
-		return g_strdup_printf("ok %d %s # SKIP inconclusive: %s", n, r->name,
+		return g_strdup_printf("ok %d %s # SKIP %s%s", n, r->name,
+				       g_str_has_prefix(r->reason, "inconclusive") ? "" : "inconclusive: ",
 				       r->reason);
 	case LAB_TIMEOUT:
 		return g_strdup_printf("not ok %d %s # TIMEOUT %s", n, r->name, r->reason);

@@ -442,7 +442,7 @@ static void observe_guest(struct run_ctx *c, const struct spec *s,
 	char *dn;
 	int state = -1, reason;
 
-	if (virConnectIsAlive(c->conn) != 1) {
+	if (lab_virt_lost(c->conn)) {
 		o->libvirt_lost = true;
 		return;
 	}
@@ -814,14 +814,14 @@ static int run_all(struct run_ctx *c)
 	printf("KTAP version 1\n1..%u\n", c->specs->len);
 	g_mutex_lock(&c->lock);
 	while (!all_done(c, &running)) {
-		int next = lab_interrupted ? -1
-			: lab_sched_next(c->specs->len, c->uses, c->state);
+		bool stop = lab_interrupted || lab_virt_lost(c->conn);
+		int next = stop ? -1 : lab_sched_next(c->specs->len, c->uses, c->state);
 
 		if (next >= 0) {
 			start(c, (guint)next);
 			continue;
 		}
-		if (lab_interrupted && !running)
+		if (stop && !running)
 			break;
 		/* woken by a finished test; the timeout notices Ctrl-C */
 		g_cond_wait_until(&c->changed, &c->lock,
@@ -834,6 +834,11 @@ static int run_all(struct run_ctx *c)
 		lab_err("interrupted: %u results kept in %s", c->run.results->len,
 			c->run.dir);
 		return 130;
+	}
+	if (lab_virt_lost(c->conn)) {
+		lab_err("libvirtd stopped answering: run stopped, %u results kept in %s",
+			c->run.results->len, c->run.dir);
+		return 1;
 	}
 	printf("# results: %s\n", c->run.dir);
 	return c->bad ? 1 : 0;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,6 +34,9 @@ void lab_install_signal_handlers(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* `lab up | head -1` must not kill lab halfway through a bring-up:
+	 * writes to a closed pipe fail with EPIPE instead, and are ignored. */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 void lab_err(const char *fmt, ...)
@@ -205,7 +209,8 @@ void lab_run_set_tick(lab_tick_fn fn, void *arg)
 }
 
 /* Wait for pid; kill its process group on timeout or interrupt. */
-static int wait_child(pid_t pid, int timeout_s, int out_fd, GString *out)
+static int wait_child(pid_t pid, int timeout_s, unsigned flags, int out_fd,
+		      GString *out)
 {
 	double deadline = timeout_s > 0 ? lab_now() + timeout_s : 0;
 	double next_tick = lab_now() + 1;
@@ -233,9 +238,9 @@ static int wait_child(pid_t pid, int timeout_s, int out_fd, GString *out)
 			break;
 		if (r < 0 && errno != EINTR)
 			return -1;
-		if (!killed && (lab_interrupted ||
+		if (!killed && ((lab_interrupted && !(flags & LAB_RUN_UNINTERRUPTIBLE)) ||
 				(deadline && lab_now() > deadline))) {
-			killed = lab_interrupted ? 130 : 124;
+			killed = deadline && lab_now() > deadline ? 124 : 130;
 			kill(-pid, SIGTERM);
 			usleep(200000);
 			kill(-pid, SIGKILL);
@@ -256,11 +261,11 @@ static int wait_child(pid_t pid, int timeout_s, int out_fd, GString *out)
 }
 
 static int run_common(char *const argv[], const char *cwd, const char *log,
-		      int timeout_s, char **out)
+		      int timeout_s, unsigned flags, char **out)
 {
 	int pipefd[2] = { -1, -1 };
 	GString *buf = NULL;
-	pid_t pid;
+	pid_t pid, parent;
 	int rc;
 
 	if (out) {
@@ -269,11 +274,16 @@ static int run_common(char *const argv[], const char *cwd, const char *log,
 		fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
 		buf = g_string_new(NULL);
 	}
+	parent = getpid();
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
 		setpgid(0, 0); /* own group: a timeout kills the whole tree */
+		/* and a SIGKILLed lab takes its make, mmdebstrap, ... along */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		child_redirect(log, out ? pipefd[1] : -1);
 		if (cwd && chdir(cwd) != 0)
 			_exit(127);
@@ -285,7 +295,7 @@ static int run_common(char *const argv[], const char *cwd, const char *log,
 	setpgid(pid, pid);
 	if (out)
 		close(pipefd[1]);
-	rc = wait_child(pid, timeout_s, out ? pipefd[0] : -1, buf);
+	rc = wait_child(pid, timeout_s, flags, out ? pipefd[0] : -1, buf);
 	if (out) {
 		close(pipefd[0]);
 		*out = g_string_free(buf, FALSE);
@@ -296,13 +306,19 @@ static int run_common(char *const argv[], const char *cwd, const char *log,
 int lab_run(char *const argv[], const char *cwd, const char *log_path,
 	    int timeout_s)
 {
-	return run_common(argv, cwd, log_path, timeout_s, NULL);
+	return run_common(argv, cwd, log_path, timeout_s, 0, NULL);
 }
 
 int lab_run_capture(char *const argv[], const char *cwd, char **out,
 		    int timeout_s)
 {
-	return run_common(argv, cwd, NULL, timeout_s, out);
+	return run_common(argv, cwd, NULL, timeout_s, 0, out);
+}
+
+int lab_run_capture_flags(char *const argv[], const char *cwd, char **out,
+			  int timeout_s, unsigned flags)
+{
+	return run_common(argv, cwd, NULL, timeout_s, flags, out);
 }
 
 int lab_parse_count(const char *s, long min, long max, int *out)

@@ -43,6 +43,13 @@ int lab_run(char *const argv[], const char *cwd, const char *log_path,
 int lab_run_capture(char *const argv[], const char *cwd, char **out,
                     int timeout_s);
 
+/* The same, with flags: LAB_RUN_UNINTERRUPTIBLE lets the child finish
+ * after Ctrl-C (patch(1) on the kernel tree: half a patch is a damaged
+ * tree); its time bound still holds. */
+#define LAB_RUN_UNINTERRUPTIBLE 1u
+int lab_run_capture_flags(char *const argv[], const char *cwd, char **out,
+			  int timeout_s, unsigned flags);
+
 /* A progress callback called about once a second while lab_run waits. */
 typedef void (*lab_tick_fn)(void *arg);
 void lab_run_set_tick(lab_tick_fn fn, void *arg);

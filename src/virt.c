@@ -52,13 +52,61 @@ static void quiet_libvirt(void *ud, virErrorPtr e)
 	(void)e; /* errors are reported where they happen, with context */
 }
 
+/* libvirt's event loop runs in a thread of its own: it carries the
+ * keepalive pings that turn a hung libvirtd into an error within seconds,
+ * and the close callback that says libvirtd went away. */
+static gpointer event_loop(gpointer data)
+{
+	(void)data;
+	for (;;)
+		virEventRunDefaultImpl();
+	return NULL;
+}
+
+static void start_event_loop(void)
+{
+	static gsize once;
+
+	if (g_once_init_enter(&once)) {
+		if (virEventRegisterDefaultImpl() == 0)
+			g_thread_unref(g_thread_new("libvirt-events", event_loop, NULL));
+		g_once_init_leave(&once, 1);
+	}
+}
+
+static volatile gint libvirt_gone;
+
+static void on_close(virConnectPtr c, int reason, void *opaque)
+{
+	static const char *const why[] = { "an error", "end of file",
+					   "a keepalive timeout", "a client" };
+
+	(void)c;
+	(void)opaque;
+	if (g_atomic_int_compare_and_exchange(&libvirt_gone, 0, 1))
+		lab_err("libvirtd stopped answering: the connection closed (%s)",
+			reason >= 0 && reason < 4 ? why[reason] : "unknown reason");
+}
+
+bool lab_virt_lost(virConnectPtr c)
+{
+	return g_atomic_int_get(&libvirt_gone) || (c && virConnectIsAlive(c) != 1);
+}
+
 virConnectPtr lab_virt_connect(void)
 {
 	const char *uri = getenv("LAB_LIBVIRT_URI");
 	virConnectPtr c;
 
 	virSetErrorFunc(NULL, quiet_libvirt);
+	start_event_loop();
 	c = virConnectOpen(uri && *uri ? uri : "qemu:///system");
+	if (c) {
+		/* a ping every 5 s, 3 unanswered: a hung libvirtd is an error
+		 * after about 20 s instead of a lab that waits forever */
+		virConnectSetKeepAlive(c, 5, 3);
+		virConnectRegisterCloseCallback(c, on_close, NULL, NULL);
+	}
 	if (!c) {
 		virErrorPtr e = virGetLastError();
 

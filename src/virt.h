@@ -19,7 +19,10 @@ char *lab_instance_dir(void);
 /* The running instance's state.ini (guests, roles, consoles), or NULL with
  * a message saying `lab up`. */
 GKeyFile *lab_virt_state(void);
-/* libvirt's last error message, for messages that name their cause. */
+/* libvirtd went away or stopped answering (keepalive) on this connection. */
+bool lab_virt_lost(virConnectPtr c);
+/* libvirt's last error message, for messages that name their cause. Valid
+ * until the thread's next libvirt call: copy it before making one. */
 const char *lab_virt_error(void);
 
 int cmd_status(int argc, char **argv);

@@ -106,47 +106,121 @@ report_in_browser() {
 
 # verdict RUN_DIR TEST: the test's verdict in the run's results.json
 verdict() {
-	tr -d ' \n' <"$1/results.json" | grep -o "\"name\":\"$2\"[^}]*" |
+	tr -d ' \n' <"$1/results.json" 2>/dev/null | grep -o "\"name\":\"$2\"[^}]*" |
 		grep -o '"verdict":"[a-z]*"' | head -1 | cut -d'"' -f4
 }
 
-# The smoke guest on one kernel: up, agent checks (patched), the reproducer
-# of seed 010 through `lab run`, down. Prints the run directory.
+# evidence RUN_DIR TEST: signature, other or none
+evidence() {
+	tr -d ' \n' <"$1/results.json" 2>/dev/null | grep -o "\"name\":\"$2\"[^}]*" |
+		grep -o '"evidence":"[a-z]*"' | head -1 | cut -d'"' -f4
+}
+
+# lab_up NAME ARGS...: `lab up` as a step whose log the caller can read
+lab_up() {
+	local name=$1
+	shift
+	step "$name" 900 ./lab up "$@"
+	uplog="$logs/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '_').log"
+}
+
+# run_tests TAG TESTS...: `lab run`, its run directory copied to $logs/run-TAG
+run_tests() {
+	local tag=$1 run
+	shift
+	timeout --foreground 900 ./lab run "$@" >"$logs/run-$tag.log" 2>&1
+	run=$(sed -n 's/^# results: //p' "$logs/run-$tag.log" | tail -1)
+	[ -n "$run" ] && cp -r "$run/." "$logs/run-$tag" 2>/dev/null
+}
+
+# The smoke guest on one kernel: up (the first time: booted, saved and
+# restored), down and up again (restored from the saved state), the
+# reproducers through `lab run` (t004 spends the kernel: the runner
+# restores the guest before t010), agent checks on patched, down.
 smoke_kernel() {
-	local k=$1 expect out run
-	step "lab up -t smoke --kernel $k" 900 ./lab up -t smoke --kernel "$k" || {
+	local k=$1 expect out
+	lab_up "lab up -t smoke --kernel $k" -t smoke --kernel "$k" || {
 		./lab down >/dev/null 2>&1
 		return 1
 	}
+	grep -qE "restored in|saved the ready state" "$uplog"
+	record "first lab up ($k) saved the ready state and went on from it" $? "$(tail -5 "$uplog")"
+	step "lab down ($k, after the first up)" 300 ./lab down
+	lab_up "lab up -t smoke --kernel $k (from the saved state)" -t smoke --kernel "$k" || return 1
+	grep -q "smoke .*restored in" "$uplog" && ! grep -q "booted in" "$uplog"
+	record "second lab up ($k): the guest was restored, not booted" $? "$(tail -5 "$uplog")"
 	if [ "$k" = patched ]; then
 		expect=$(make -s -C "$LAB_HOME_DIR/kernel/src" kernelversion 2>/dev/null)
 		out=$(timeout 120 ./lab exec smoke -- uname -r 2>&1)
 		[ "$out" = "$expect" ]
-		record "guest agent: uname -r in the guest is the lab's kernel ($expect)" $? "got: $out"
+		record "guest agent: uname -r in the restored guest is the lab's kernel ($expect)" $? "got: $out"
 		out=$(timeout 60 ./lab exec smoke -- sh -c 'ip -4 -o addr show dev eth0' 2>&1)
 		case "$out" in *169.254.20.1/16*) true ;; *) false ;; esac
-		record "guest got its link-local address from its NoCloud seed" $? "$out"
+		record "restored guest keeps its link-local address from its NoCloud seed" $? "$out"
+		out=$(timeout 60 ./lab exec smoke -- date +%s 2>&1)
+		[ -n "$out" ] && [ $((out - $(date +%s))) -lt 30 ] && [ $(($(date +%s) - out)) -lt 30 ]
+		record "restored guest's clock was set from the host" $? "guest $out, host $(date +%s)"
 		timeout 60 ./lab status >"$logs/status.log" 2>&1
-		grep -q 'smoke .*running' "$logs/status.log"
-		record "lab status shows the guest running" $? "$(cat "$logs/status.log")"
+		grep -q 'smoke .*running .*restored' "$logs/status.log"
+		record "lab status shows the guest running and restored" $? "$(cat "$logs/status.log")"
+		crash_restart
+		selftest_marker
 	fi
-	timeout --foreground 600 ./lab run t010-dvb-demux-feeds >"$logs/run-$k.log" 2>&1
-	run=$(sed -n 's/^# results: //p' "$logs/run-$k.log" | tail -1)
-	[ -n "$run" ] && cp -r "$run/." "$logs/run-$k" 2>/dev/null
+	run_tests "$k" t004-tty-fasync-lockdep t010-dvb-demux-feeds
 	step "lab down ($k)" 300 ./lab down
 	[ -z "$(leftovers)" ]
 	record "no domain or network left after lab down ($k)" $? "$(leftovers)"
 }
 
+# A guest crashed on purpose (sysrq-c) is back from the saved state.
+crash_restart() {
+	local t0 secs
+	timeout 30 ./lab exec --timeout 5 smoke -- sh -c 'echo c > /proc/sysrq-trigger' >/dev/null 2>&1
+	t0=$(date +%s)
+	step "lab restart smoke after a crash (sysrq-c)" 600 ./lab restart smoke
+	secs=$(($(date +%s) - t0))
+	grep -q "restored in" "$logs/lab_restart_smoke_after_a_crash__sysrq_c_.log" &&
+		timeout 60 ./lab exec smoke -- true
+	record "crashed guest restored from the saved state and answers (${secs} s)" $? \
+		"$(tail -5 "$logs/lab_restart_smoke_after_a_crash__sysrq_c_.log")"
+}
+
+# Changing only a test program forces no fresh boot, and the restored guest
+# runs the new program: a copy of the tree with t099's MARK changed.
+selftest_marker() {
+	local src mark out
+	run_tests selftest-1 t099-lab-selftest
+	grep -q "lab-selftest mark: original" "$logs/run-selftest-1/tests/t099-lab-selftest/output.txt" 2>/dev/null
+	record "t099 runs in the restored guest (mark: original)" $? "$(tail -5 "$logs/run-selftest-1.log")"
+	step "lab down (before the changed test program)" 300 ./lab down
+	src=$(mktemp -d /tmp/lab-src.XXXXXX)
+	mark=changed-$$
+	tar --exclude=.git --exclude='*.o' -cf - . | tar -xf - -C "$src"
+	sed -i "s/^MARK=original$/MARK=$mark/" "$src/tests/guest/t099-lab-selftest.sh"
+	(cd "$src" && LAB_SRC=$src ./lab up -t smoke --kernel patched) >"$logs/up-changed.log" 2>&1
+	grep -q "smoke .*restored in" "$logs/up-changed.log" && ! grep -q "booted in" "$logs/up-changed.log"
+	record "a changed test program does not force a fresh boot" $? "$(tail -5 "$logs/up-changed.log")"
+	out=$(cd "$src" && LAB_SRC=$src timeout 300 ./lab run t099-lab-selftest 2>&1)
+	case "$out" in *"mark $mark"*) true ;; *) false ;; esac
+	record "the restored guest runs the changed program (mark: $mark)" $? "$(echo "$out" | tail -5)"
+	rm -rf "$src"
+}
+
 # CI proves a reproducer can tell the kernels apart: seed 010's test must
-# fail on baseline with the kernel's own report and pass on patched.
+# fail on baseline with its own signature and pass on patched.
 smoke_ab() {
-	local v
+	local v e
 	smoke_kernel baseline
 	v=$(verdict "$logs/run-baseline" t010-dvb-demux-feeds)
-	[ "$v" = fail ] && grep -rqE 'list_add corruption|dvb_dmxdev' "$logs/run-baseline/tests"
-	record "t010 on baseline: fail, with the kernel's list corruption report" $? \
-		"verdict: ${v:-none}; $(tail -n 8 "$logs/run-baseline.log")"
+	e=$(evidence "$logs/run-baseline" t010-dvb-demux-feeds)
+	[ "$v" = fail ] && [ "$e" = signature ] &&
+		grep -rqE 'list_add corruption|dvb_dmxdev' "$logs/run-baseline/tests"
+	record "t010 on baseline: fail, with seed 010's signature (list corruption)" $? \
+		"verdict: ${v:-none}/${e:-none}; $(tail -n 8 "$logs/run-baseline.log")"
+	v=$(verdict "$logs/run-baseline" t004-tty-fasync-lockdep)
+	grep -q "t004-tty-fasync-lockdep spent the kernel of smoke" "$logs/run-baseline.log" &&
+		grep -q "smoke .*restored in" "$logs/run-baseline.log" && [ "$v" = fail ]
+	record "lab run restored the guest t004 spent, and went on" $? "$(tail -n 8 "$logs/run-baseline.log")"
 	smoke_kernel patched
 	v=$(verdict "$logs/run-patched" t010-dvb-demux-feeds)
 	[ "$v" = pass ]
@@ -154,25 +228,102 @@ smoke_ab() {
 		"verdict: ${v:-none}; $(tail -n 8 "$logs/run-patched.log")"
 }
 
-# Bad input and Ctrl-C: nothing may be left behind.
+# A second instance of the lab on the same host survives the first's
+# up and down (ownership by tag, not by name prefix).
+second_instance() {
+	local other=${LAB_INSTANCE}2 alive
+	LAB_INSTANCE=$other ./lab up -t smoke >"$logs/other-up.log" 2>&1 || {
+		record "second instance $other comes up" 1 "$(tail -5 "$logs/other-up.log")"
+		return
+	}
+	./lab up -t smoke >"$logs/first-up.log" 2>&1
+	./lab down >/dev/null 2>&1
+	alive=$(virsh -c qemu:///system list --name 2>/dev/null | grep -c "^$other-smoke$")
+	[ "$alive" = 1 ]
+	record "instance $LAB_INSTANCE's up and down leave instance $other's guest running" $? "alive: $alive"
+	LAB_INSTANCE=$other ./lab down >/dev/null 2>&1
+}
+
+# wait_domain: until the instance's smoke domain exists (at most 60 s)
+wait_domain() {
+	local i
+	for i in $(seq 1 300); do
+		virsh -c qemu:///system list --name 2>/dev/null | grep -q "^$LAB_INSTANCE-smoke$" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# wait_gone PID SECONDS: until the process has ended; its exit status
+wait_gone() {
+	local i
+	for i in $(seq 1 "$2"); do kill -0 "$1" 2>/dev/null || break; sleep 1; done
+	wait "$1"
+}
+
+no_partial_saved() {
+	! ls -d "$LAB_HOME_DIR"/saved/*.tmp-* >/dev/null 2>&1
+}
+
+# Bad input, Ctrl-C, SIGKILL, a closed pipe, a dead libvirtd: nothing may
+# be left behind, and no error may pass for a verdict.
 faults() {
+	local pid rc
 	./lab up -t tests/unit/topologies/duplicate-address.ini >"$logs/bad.log" 2>&1
 	[ $? -eq 2 ] && grep -q 'duplicate-address.ini:14' "$logs/bad.log" && [ -z "$(leftovers)" ]
 	record "malformed topology: exit 2, names file:line, creates nothing" $? "$(cat "$logs/bad.log")"
 
 	./lab up -t smoke >"$logs/int.log" 2>&1 &
-	local pid=$! i
-	for i in $(seq 1 300); do
-		virsh -c qemu:///system list --name 2>/dev/null | grep -q "^$LAB_INSTANCE-smoke$" && break
-		sleep 0.2
-	done
+	pid=$!
+	wait_domain
 	kill -INT $pid
-	for i in $(seq 1 60); do kill -0 $pid 2>/dev/null || break; sleep 1; done
-	wait $pid
-	local rc=$?
-	[ $rc -ne 0 ] && [ -z "$(leftovers)" ] && [ ! -e "$LAB_HOME_DIR/instances/$LAB_INSTANCE/state.ini" ]
-	record "Ctrl-C during lab up tears down everything it created" $? "rc=$rc; $(tail -5 "$logs/int.log"); left: $(leftovers)"
+	wait_gone $pid 60
+	rc=$?
+	[ $rc -ne 0 ] && [ -z "$(leftovers)" ] && no_partial_saved &&
+		[ ! -e "$LAB_HOME_DIR/instances/$LAB_INSTANCE/state.ini" ]
+	record "Ctrl-C during lab up (restore) tears down everything it created" $? \
+		"rc=$rc; $(tail -5 "$logs/int.log"); left: $(leftovers)"
 	./lab down >/dev/null 2>&1
+
+	./lab up -t smoke | head -1 >"$logs/pipe.log" 2>&1
+	timeout 60 ./lab status >"$logs/pipe-status.log" 2>&1
+	grep -q 'smoke .*running' "$logs/pipe-status.log"
+	record "lab up | head -1: lab finishes the bring-up (no SIGPIPE death)" $? "$(cat "$logs/pipe-status.log")"
+
+	./lab run --duration 30 t099-lab-selftest >"$logs/run-int.log" 2>&1 &
+	pid=$!
+	sleep 8
+	kill -INT $pid
+	wait_gone $pid 60
+	rc=$?
+	[ $rc -eq 130 ] && timeout 30 ./lab exec smoke -- true &&
+		python3 -c "import json,sys; json.load(open(sys.argv[1]))" \
+			"$(sed -n 's/^lab: error: interrupted: [0-9]* results kept in //p' "$logs/run-int.log")/results.json"
+	record "Ctrl-C during lab run: exit 130, the guest is fine, results.json whole" $? \
+		"rc=$rc; $(tail -5 "$logs/run-int.log")"
+
+	./lab run --duration 40 t099-lab-selftest >"$logs/run-nolibvirt.log" 2>&1 &
+	pid=$!
+	sleep 8
+	pkill -x libvirtd
+	wait_gone $pid 90
+	rc=$?
+	scripts/start-libvirtd.sh >/dev/null 2>&1
+	[ $rc -ne 0 ] && grep -q "libvirtd" "$logs/run-nolibvirt.log" &&
+		! grep -q "^not ok .*# the kernel" "$logs/run-nolibvirt.log"
+	record "libvirtd stopped during lab run: bounded error naming libvirtd, no verdict on the kernel" $? \
+		"rc=$rc; $(tail -5 "$logs/run-nolibvirt.log")"
+	./lab down >/dev/null 2>&1
+
+	./lab up -t smoke >"$logs/kill9.log" 2>&1 &
+	pid=$!
+	wait_domain
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	./lab down >"$logs/kill9-down.log" 2>&1
+	[ -z "$(leftovers)" ] && no_partial_saved
+	record "lab SIGKILLed during lab up, then lab down: nothing left" $? \
+		"$(tail -3 "$logs/kill9-down.log"); left: $(leftovers)"
 }
 
 integration() {
@@ -187,6 +338,7 @@ integration() {
 	foreign_create
 	record "create a foreign VM and network named like lab's (virsh)" $?
 	smoke_ab
+	second_instance
 	faults
 	foreign_check
 }
