@@ -10,6 +10,7 @@
 #include "src/instance.h"
 #include "src/up.h"
 #include "src/cache.h"
+#include "src/isolate.h"
 #include "src/run.h"
 #include "src/review.h"
 #include "src/owner.h"
@@ -38,6 +39,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run tests or suites in the guests; verdicts + results" },
 	{ "review", cmd_review,
 	  "the main job: both kernels, the suite on each, one row per seed" },
+	{ "isolate", cmd_isolate, "one seed's bug alone: does its signature still show?" },
 	{ "report", cmd_report, "re-render a review's report (text, JSON, HTML)" },
 	{ "compare", cmd_compare, "compare two runs test by test" },
 	{ "cache", cmd_cache, "list or prune kernels, images, saved states, tests disks" },

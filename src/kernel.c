@@ -24,20 +24,20 @@
 #define BUILD_TIMEOUT_S (90 * 60)
 #define RECIPE_VERSION "lab-kernel-3" /* bump when the build recipe changes */
 
-int lab_variant_parse(const char *s, enum lab_variant *out)
+/* "isolate-NNN": the seed, else NULL. */
+static const char *isolated_seed(const char *name)
 {
-	if (s && strcmp(s, "baseline") == 0)
-		*out = LAB_BASELINE;
-	else if (s && strcmp(s, "patched") == 0)
-		*out = LAB_PATCHED;
-	else
-		return -1;
-	return 0;
+	const char *seed = name && g_str_has_prefix(name, "isolate-") ? name + 8 : NULL;
+
+	if (!seed || strlen(seed) != 3 || strspn(seed, "0123456789") != 3)
+		return NULL;
+	return seed;
 }
 
-const char *lab_variant_name(enum lab_variant v)
+bool lab_kernel_name_valid(const char *name)
 {
-	return v == LAB_BASELINE ? "baseline" : "patched";
+	return name && (!strcmp(name, "baseline") || !strcmp(name, "patched") ||
+			isolated_seed(name));
 }
 
 char **lab_series_read(const char *series_path)
@@ -98,17 +98,46 @@ static void append_all(GPtrArray *all, char **list)
 		g_ptr_array_add(all, g_strdup(list[i]));
 }
 
-/* The patch files making up a variant, in push order: support/ (test knobs
- * both kernels share), bugs/, and for patched fixes/. */
-static char **variant_patches(const char *review, enum lab_variant v)
+/* Keep only bugs/NNN-*.patch of a series (an isolated kernel). */
+static char **only_seed(char **bugs, const char *seed)
 {
+	GPtrArray *out = g_ptr_array_new();
+	char *prefix = g_strdup_printf("%s-", seed);
+	int i;
+
+	for (i = 0; bugs && bugs[i]; i++) {
+		char *base = g_path_get_basename(bugs[i]);
+
+		if (g_str_has_prefix(base, prefix))
+			g_ptr_array_add(out, g_strdup(bugs[i]));
+		g_free(base);
+	}
+	g_free(prefix);
+	if (out->len == 0) {
+		lab_err("there is no bugs/%s-*.patch to isolate", seed);
+		g_ptr_array_free(out, TRUE);
+		return NULL;
+	}
+	g_ptr_array_add(out, NULL);
+	g_strfreev(bugs);
+	return (char **)g_ptr_array_free(out, FALSE);
+}
+
+/* The patch files making up a kernel, in push order: support/ (test knobs
+ * both kernels share), bugs/ (all, or one seed's), and for patched
+ * fixes/. */
+static char **variant_patches(const char *review, const char *name)
+{
+	const char *seed = isolated_seed(name);
+	bool patched = name && !strcmp(name, "patched");
 	char **support = review_series(review, "support", true);
 	char **bugs = support ? review_series(review, "bugs", false) : NULL;
-	char **fixes = bugs && v == LAB_PATCHED
-		? review_series(review, "fixes", false) : NULL;
+	char **fixes = bugs && patched ? review_series(review, "fixes", false) : NULL;
 	GPtrArray *all = NULL;
 
-	if (bugs && (v == LAB_BASELINE || fixes)) {
+	if (bugs && seed)
+		bugs = only_seed(bugs, seed);
+	if (bugs && (!patched || fixes)) {
 		all = g_ptr_array_new();
 		append_all(all, support);
 		append_all(all, bugs);
@@ -161,9 +190,9 @@ static char *fragment_path(void)
 	return lab_src_path("guests/kernel.config");
 }
 
-char *lab_kernel_key(const char *review, enum lab_variant v)
+char *lab_kernel_key(const char *review, const char *name)
 {
-	char **patches = variant_patches(review, v);
+	char **patches = variant_patches(review, name);
 	char *frag = fragment_path();
 	char *ident = tarball_identity();
 	lab_hash *h;
@@ -197,9 +226,9 @@ out:
 	return key;
 }
 
-char *lab_kernel_dir(const char *review, enum lab_variant v)
+char *lab_kernel_dir(const char *review, const char *name)
 {
-	char *key = lab_kernel_key(review, v);
+	char *key = lab_kernel_key(review, name);
 	char *rel, *dir, *bz;
 
 	if (!key)
@@ -211,7 +240,7 @@ char *lab_kernel_dir(const char *review, enum lab_variant v)
 	g_free(key);
 	if (!lab_exists(bz)) {
 		lab_err("the %s kernel for the current series is not built: run `lab build %s`",
-			lab_variant_name(v), lab_variant_name(v));
+			name, name);
 		g_free(bz);
 		g_free(dir);
 		return NULL;
@@ -782,11 +811,10 @@ out:
 	return rc;
 }
 
-static int build_variant(const char *review, enum lab_variant v)
+int lab_kernel_build(const char *review, const char *name)
 {
-	const char *name = lab_variant_name(v);
-	char *key = lab_kernel_key(review, v);
-	char **patches = variant_patches(review, v);
+	char *key = lab_kernel_key(review, name);
+	char **patches = variant_patches(review, name);
 	char *rel = NULL, *dir = NULL, *bz = NULL, *phase;
 	struct tree t = { .lock_fd = -1 };
 	int rc = -1;
@@ -834,15 +862,15 @@ out:
 }
 
 static const char build_usage[] =
-	"usage: lab build [--review NAME] baseline|patched|all\n"
+	"usage: lab build [--review NAME] baseline|patched|all|isolate-NNN\n"
 	"  Build the kernel variant(s) from linux-source-6.1 + patches/NAME/.\n"
-	"  baseline = support/ + bugs/; patched = support/ + bugs/ + fixes/\n"
+	"  baseline = support/ + bugs/; patched = support/ + bugs/ + fixes/;\n"
+	"  isolate-NNN = support/ + bugs/NNN only\n"
 	"  (support/: test knobs both kernels share, optional).\n";
 
 int cmd_build(int argc, char **argv)
 {
 	const char *review = LAB_REVIEW_DEFAULT;
-	enum lab_variant v = LAB_PATCHED;
 	int i, rc = 0;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -861,8 +889,8 @@ int cmd_build(int argc, char **argv)
 		lab_err("build: name one variant\n%s", build_usage);
 		return 2;
 	}
-	if (strcmp(argv[i], "all") != 0 && lab_variant_parse(argv[i], &v) != 0) {
-		lab_err("build: unknown variant '%s' (baseline, patched or all)",
+	if (strcmp(argv[i], "all") != 0 && !lab_kernel_name_valid(argv[i])) {
+		lab_err("build: unknown variant '%s' (baseline, patched, all or isolate-NNN)",
 			argv[i]);
 		return 2;
 	}
@@ -870,11 +898,11 @@ int cmd_build(int argc, char **argv)
 		return 1;
 	if (strcmp(argv[i], "all") == 0) {
 		/* baseline first: patched is then a push of fixes/ only */
-		rc = build_variant(review, LAB_BASELINE);
+		rc = lab_kernel_build(review, "baseline");
 		if (rc == 0)
-			rc = build_variant(review, LAB_PATCHED);
+			rc = lab_kernel_build(review, "patched");
 	} else {
-		rc = build_variant(review, v);
+		rc = lab_kernel_build(review, argv[i]);
 	}
 	lab_phase_summary();
 	return rc == 0 ? 0 : 1;
@@ -951,7 +979,7 @@ static int check_pristine(const char *review, GHashTable *touched)
 	char *pristine = g_build_filename(root, "pristine", NULL);
 	char *work = g_build_filename(root, "work", NULL);
 	char *ref = g_build_filename(root, "ref", NULL);
-	char **all = variant_patches(review, LAB_PATCHED);
+	char **all = variant_patches(review, "patched");
 	char **support = review_series(review, "support", true);
 	int n_support = support ? (int)g_strv_length(support) : 0;
 	struct tree t = { .lock_fd = -1 };
@@ -1035,7 +1063,7 @@ out:
 
 /* Build each touched .c file's object in the shared tree, in one state. */
 static int compile_touched(struct tree *t, const char *review,
-			   enum lab_variant v, GHashTable *touched)
+			   const char *v, GHashTable *touched)
 {
 	char **patches = variant_patches(review, v);
 	GHashTableIter it;
@@ -1059,11 +1087,11 @@ static int compile_touched(struct tree *t, const char *review,
 			char *tail = lab_tail(t->log, 15);
 
 			lab_err("%s: %s does not build with CONFIG_WERROR:\n%s",
-				lab_variant_name(v), obj, tail);
+				v, obj, tail);
 			g_free(tail);
 			bad++;
 		} else {
-			lab_info("ok %s builds on %s", obj, lab_variant_name(v));
+			lab_info("ok %s builds on %s", obj, v);
 		}
 		g_free(obj);
 	}
@@ -1091,7 +1119,7 @@ int cmd_check_series(int argc, char **argv)
 	if (!tarball_present())
 		goto out;
 	/* the files bugs/ and fixes/ touch (support/ stays, by design) */
-	all = variant_patches(review, LAB_PATCHED);
+	all = variant_patches(review, "patched");
 	if (!all)
 		goto out;
 	{
@@ -1106,8 +1134,8 @@ int cmd_check_series(int argc, char **argv)
 		goto out;
 	lab_phase_begin("compile touched files");
 	if (tree_open(&t) != 0 || tree_configure(&t) != 0 ||
-	    compile_touched(&t, review, LAB_BASELINE, touched) != 0 ||
-	    compile_touched(&t, review, LAB_PATCHED, touched) != 0)
+	    compile_touched(&t, review, "baseline", touched) != 0 ||
+	    compile_touched(&t, review, "patched", touched) != 0)
 		goto out;
 	rc = 0;
 out:

@@ -14,6 +14,7 @@
 #include "virt.h"
 #include "instance.h"
 #include "up.h"
+#include "isolate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,14 +27,16 @@ struct review_opts {
 	const char *topology;
 	int duration_s;
 	bool keep_going; /* report even when one kernel's run broke */
+	bool isolate;    /* prove every verified row on a single-bug kernel */
 };
 
 /* Up, run, down on one kernel. Returns the run dir or NULL. */
 static char *one_kernel(const struct review_opts *o, const char *kernel,
 			const char *iso)
 {
-	struct lab_up_opts up = { o->topology, kernel, "auto", iso,
-				  READY_TIMEOUT_S, false, false };
+	struct lab_up_opts up = { .topology = o->topology, .kernel = kernel,
+				  .accel = "auto", .tests_iso = iso,
+				  .timeout_s = READY_TIMEOUT_S };
 	char *phase = g_strdup_printf("up (%s)", kernel);
 	char *run_dir = NULL;
 	int rc;
@@ -92,9 +95,88 @@ static void write_info(const char *dir, const struct lab_review_info *info)
 	g_key_file_free(kf);
 }
 
+/* Merge single-bug runs into DIR/isolated: one results.json (each
+ * result's dir under its seed) and a link per seed to its run. */
+static void merge_isolated(const char *dir, GPtrArray *runs, GPtrArray *seeds)
+{
+	char *out = g_build_filename(dir, "isolated", NULL);
+	struct lab_run merged = { 0 };
+	guint i, j;
+
+	lab_mkdir_p(out);
+	merged.dir = out;
+	merged.id = g_strdup("isolated");
+	merged.kernel = g_strdup("isolate-NNN");
+	merged.results = g_ptr_array_new_with_free_func((GDestroyNotify)lab_result_free);
+	for (i = 0; i < runs->len; i++) {
+		struct lab_run *r = lab_results_load_dir(g_ptr_array_index(runs, i));
+		char *link = g_build_filename(out, g_ptr_array_index(seeds, i), NULL);
+
+		unlink(link);
+		if (symlink(g_ptr_array_index(runs, i), link) != 0)
+			lab_err("cannot link %s", link);
+		g_free(link);
+		for (j = 0; r && j < r->results->len; j++) {
+			struct lab_result *x = g_ptr_array_index(r->results, j);
+			char *d = g_build_filename(g_ptr_array_index(seeds, i), x->dir, NULL);
+
+			g_free(x->dir);
+			x->dir = d;
+		}
+		while (r && r->results->len)
+			g_ptr_array_add(merged.results, g_ptr_array_steal_index(r->results, 0));
+		lab_run_free(r);
+	}
+	lab_results_write(&merged);
+	g_ptr_array_free(merged.results, TRUE);
+	g_free(merged.id);
+	g_free(merged.kernel);
+	g_free(out);
+}
+
+/* Every verified row's seed, alone on its own kernel. */
+static char *isolate_verified(const char *dir, const struct review_opts *o,
+			      const char *iso, const char *base, const char *patched)
+{
+	char *ini = lab_src_path("patches/" LAB_REVIEW_DEFAULT "/review.ini"), *err = NULL;
+	struct lab_run *b = lab_results_load_dir(base), *p = lab_results_load_dir(patched);
+	GPtrArray *rows = b && p ? lab_report_rows(ini, b, p, NULL, &err) : NULL;
+	GPtrArray *runs = g_ptr_array_new_with_free_func(g_free);
+	GPtrArray *seeds = g_ptr_array_new_with_free_func(g_free);
+	char *out = NULL;
+	guint i;
+
+	for (i = 0; rows && i < rows->len && !lab_interrupted; i++) {
+		const struct lab_row *r = g_ptr_array_index(rows, i);
+		char *run;
+
+		if (r->conclusion != LAB_FIX_VERIFIED)
+			continue;
+		run = lab_isolate_seed(LAB_REVIEW_DEFAULT, o->topology, r->seed, iso);
+		if (run) {
+			g_ptr_array_add(runs, run);
+			g_ptr_array_add(seeds, g_strdup(r->seed));
+		}
+	}
+	if (runs->len) {
+		merge_isolated(dir, runs, seeds);
+		out = g_build_filename(dir, "isolated", NULL);
+	}
+	if (rows)
+		g_ptr_array_free(rows, TRUE);
+	g_ptr_array_free(runs, TRUE);
+	g_ptr_array_free(seeds, TRUE);
+	lab_run_free(b);
+	lab_run_free(p);
+	g_free(ini);
+	g_free(err);
+	return out;
+}
+
 static int review(const struct review_opts *o)
 {
 	char *iso = NULL, *base = NULL, *patched = NULL, *dir = NULL, *phases = NULL;
+	char *isolated = NULL;
 	struct lab_review_info info = { LAB_REVIEW_DEFAULT, NULL, NULL, NULL };
 	double t0 = lab_now();
 	struct lab_topology *t = lab_topology_open(o->topology);
@@ -122,7 +204,15 @@ static int review(const struct review_opts *o)
 	info.topology = o->topology;
 	lab_mkdir_p(dir);
 	write_info(dir, &info);
-	short_rows = lab_report_write(dir, &info, base, patched, NULL);
+	if (o->isolate && base && patched) {
+		lab_phase_begin("isolate");
+		isolated = isolate_verified(dir, o, iso, base, patched);
+		lab_phase_end();
+		g_free(phases);
+		info.phases = phases = lab_phase_text();
+		write_info(dir, &info);
+	}
+	short_rows = lab_report_write(dir, &info, base, patched, isolated);
 	lab_info("review finished in %.0f s: %s", lab_now() - t0, dir);
 	rc = short_rows == 0 ? 0 : 1;
 	if (short_rows > 0)
@@ -136,30 +226,34 @@ out:
 	g_free(patched);
 	g_free(dir);
 	g_free(phases);
+	g_free(isolated);
 	return lab_interrupted ? 130 : rc;
 }
 
 static const char review_usage[] =
-	"usage: lab review [-t TOPOLOGY] [--duration SECONDS] [--keep-going]\n"
+	"usage: lab review [-t TOPOLOGY] [--duration SECONDS] [--keep-going] [--isolate]\n"
+	"  --isolate  for every verified row, run the seed's tests again on a\n"
+	"             kernel that carries only that seed's bug (isolated column)\n"
 	"  Build both kernels, run the suite on baseline then on patched, and\n"
 	"  write report.txt/json/html under $LAB_HOME/reviews/.\n";
 
 int cmd_review(int argc, char **argv)
 {
-	struct review_opts o = { "default", 0, false };
+	struct review_opts o = { "default", 0, false, false };
 	int i, rc;
 
 	for (i = 1; i < argc; i++) {
 		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--topology")) && i + 1 < argc) {
 			o.topology = argv[++i];
 		} else if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
-			o.duration_s = atoi(argv[++i]);
-			if (o.duration_s <= 0) {
-				lab_err("review: --duration needs a positive number of seconds");
+			if (lab_parse_count(argv[++i], 1, 7 * 86400, &o.duration_s) != 0) {
+				lab_err("review: --duration needs a whole number of seconds, 1..604800");
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--keep-going")) {
 			o.keep_going = true;
+		} else if (!strcmp(argv[i], "--isolate")) {
+			o.isolate = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(review_usage, stdout);
 			return 0;

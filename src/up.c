@@ -91,13 +91,11 @@ static char *plan_xml(const struct plan *p, const char *type, const char *owner)
 static int plan_guest(struct lab_inst *in, const struct lab_guest *g,
 		      const char *type, bool tests, struct plan *p)
 {
-	enum lab_variant v = LAB_PATCHED;
 	int i;
 
 	memset(p, 0, sizeof(*p));
 	p->g = g;
-	lab_variant_parse(g->kernel, &v);
-	if (!(p->kernel_dir = lab_kernel_dir(LAB_REVIEW_DEFAULT, v)))
+	if (!(p->kernel_dir = lab_kernel_dir(LAB_REVIEW_DEFAULT, g->kernel)))
 		return -1;
 	p->domain = lab_inst_name(g->name);
 	p->kernel = g_build_filename(p->kernel_dir, "bzImage", NULL);
@@ -634,14 +632,32 @@ static int check_kernels(struct lab_topology *t)
 
 	for (i = 0; i < t->guests->len; i++) {
 		struct lab_guest *g = g_ptr_array_index(t->guests, i);
-		enum lab_variant v = LAB_PATCHED;
-		char *dir;
+		char *dir = lab_kernel_dir(LAB_REVIEW_DEFAULT, g->kernel);
 
-		lab_variant_parse(g->kernel, &v);
-		dir = lab_kernel_dir(LAB_REVIEW_DEFAULT, v);
 		if (!dir)
 			return -1;
 		g_free(dir);
+	}
+	return 0;
+}
+
+/* Leave out every guest not named in ONLY (for runs that need a part of a
+ * topology: one seed's guests on an isolated kernel). */
+static int keep_only(struct lab_topology *t, char **only)
+{
+	guint i;
+	char **n;
+
+	for (n = only; *n; n++)
+		if (!lab_topology_guest(t, *n)) {
+			lab_err("topology %s has no guest '%s'", t->name, *n);
+			return -1;
+		}
+	for (i = t->guests->len; i-- > 0;) {
+		struct lab_guest *g = g_ptr_array_index(t->guests, i);
+
+		if (!g_strv_contains((const char *const *)only, g->name))
+			g_ptr_array_remove_index(t->guests, i);
 	}
 	return 0;
 }
@@ -707,6 +723,10 @@ int lab_up(const struct lab_up_opts *o)
 	}
 	if (o->kernel)
 		lab_topology_set_kernel(t, o->kernel);
+	if (o->only && keep_only(t, o->only) != 0) {
+		rc = 2;
+		goto out;
+	}
 	if (check_kernels(t) != 0 || !(image = lab_image_path()))
 		goto out;
 	if (!opts.tests_iso) {
@@ -732,13 +752,29 @@ out:
 
 static const char up_usage[] =
 	"usage: lab up [-t TOPOLOGY] [--kernel baseline|patched] [--accel auto|tcg|kvm]\n"
-	"              [--timeout SECONDS] [--keep] [--fresh]\n"
+	"              [--timeout SECONDS] [--keep] [--fresh] [--guests A,B]\n"
+	"  --guests A,B  bring up only these guests of the topology\n"
 	"  --fresh  boot instead of restoring the saved ready state, and save anew\n";
+
+static int check_up_opts(const struct lab_up_opts *o)
+{
+	if (o->kernel && !lab_kernel_name_valid(o->kernel)) {
+		lab_err("up: --kernel takes baseline or patched (or isolate-NNN), not '%s'",
+			o->kernel);
+		return 2;
+	}
+	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") && strcmp(o->accel, "kvm")) {
+		lab_err("up: --accel takes auto, tcg or kvm, not '%s'", o->accel);
+		return 2;
+	}
+	return 0;
+}
 
 int cmd_up(int argc, char **argv)
 {
 	struct lab_up_opts o = { "default", NULL, "auto", NULL,
-				 DEFAULT_READY_TIMEOUT_S, false, false };
+				 DEFAULT_READY_TIMEOUT_S, false, false, NULL };
+	char **only = NULL;
 	int i, rc;
 
 	for (i = 1; i < argc; i++) {
@@ -751,34 +787,36 @@ int cmd_up(int argc, char **argv)
 			o.kernel = argv[++i];
 		else if (!strcmp(a, "--accel") && has)
 			o.accel = argv[++i];
-		else if (!strcmp(a, "--timeout") && has)
-			o.timeout_s = atoi(argv[++i]);
+		else if (!strcmp(a, "--timeout") && has) {
+			if (lab_parse_count(argv[++i], 1, 86400, &o.timeout_s) != 0) {
+				lab_err("up: --timeout needs a whole number of seconds, 1..86400");
+				g_strfreev(only);
+				return 2;
+			}
+		} else if (!strcmp(a, "--guests") && has) {
+			g_strfreev(only);
+			o.only = only = g_strsplit(argv[++i], ",", -1);
+		}
 		else if (!strcmp(a, "--keep"))
 			o.keep = true;
 		else if (!strcmp(a, "--fresh"))
 			o.fresh = true;
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(up_usage, stdout);
+			g_strfreev(only);
 			return 0;
 		} else {
 			lab_err("up: bad argument '%s'\n%s", a, up_usage);
+			g_strfreev(only);
 			return 2;
 		}
 	}
-	if (o.kernel && strcmp(o.kernel, "baseline") && strcmp(o.kernel, "patched")) {
-		lab_err("up: --kernel takes baseline or patched, not '%s'", o.kernel);
-		return 2;
+	rc = check_up_opts(&o);
+	if (rc == 0) {
+		rc = lab_up(&o);
+		lab_phase_summary();
 	}
-	if (strcmp(o.accel, "auto") && strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm")) {
-		lab_err("up: --accel takes auto, tcg or kvm, not '%s'", o.accel);
-		return 2;
-	}
-	if (o.timeout_s <= 0) {
-		lab_err("up: --timeout needs a positive number of seconds");
-		return 2;
-	}
-	rc = lab_up(&o);
-	lab_phase_summary();
+	g_strfreev(only);
 	return rc;
 }
 

@@ -14,6 +14,8 @@ struct lab_up_opts {
 	int timeout_s;         /* per guest readiness */
 	bool keep;             /* leave guests up on failure */
 	bool fresh;            /* ignore and refresh the saved ready state */
+	char **only;           /* NULL, or the guests to bring up (the rest of
+				* the topology is left out) */
 };
 
 /* 0 up, 1 failed (everything created torn down), 2 bad topology. */

@@ -306,7 +306,8 @@ int cmd_exec(int argc, char **argv)
 	const char *guest;
 
 	if (i + 1 < argc && !strcmp(argv[i], "--timeout")) {
-		timeout = atoi(argv[i + 1]);
+		if (lab_parse_count(argv[i + 1], 1, 86400, &timeout) != 0)
+			timeout = 0; /* usage error below */
 		i += 2;
 	}
 	if (i + 2 >= argc || strcmp(argv[i + 1], "--") != 0 || timeout <= 0) {

@@ -114,7 +114,8 @@ static void test_up_args(void **s)
 	expect(2, "--accel takes auto, tcg or kvm", 4, "lab", "up", "--accel",
 	       "hvf");
 	expect(2, "bad argument '--nope'", 3, "lab", "up", "--nope");
-	expect(2, "positive number", 4, "lab", "up", "--timeout", "0");
+	expect(2, "whole number of seconds", 4, "lab", "up", "--timeout", "0");
+	expect(2, "whole number of seconds", 4, "lab", "up", "--timeout", "5s");
 }
 
 static void test_up_bad_topology(void **s)
