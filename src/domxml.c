@@ -5,11 +5,13 @@
 #include <string.h>
 
 /* Base command line: serial console, root on the overlay, predictable eth0.
- * A panic reboots after 5 s, and libvirt's on_reboot=destroy turns that
- * into a stopped domain the runner notices; warnings stay warnings. */
+ * A panicked guest stays as it died (panic=0: no reboot), so its memory can
+ * be dumped (lab stress) before the runner restores it; the runner sees
+ * the panic on the console and the agent fall silent. Warnings stay
+ * warnings. */
 #define BASE_CMDLINE \
 	"console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 net.ifnames=0 " \
-	"panic=5 panic_on_warn=0 printk.devkmsg=on systemd.show_status=0"
+	"panic=0 panic_on_warn=0 printk.devkmsg=on systemd.show_status=0"
 
 char *lab_guest_cmdline(const char *extra)
 {

@@ -766,6 +766,8 @@ static int store_kernel(struct tree *t, const char *dir, char **patches)
 		{ "arch/x86/boot/bzImage", "bzImage" },
 		{ ".config", "config" },
 		{ "System.map", "System.map" },
+		/* with debug info: what `crash` opens a memory dump with */
+		{ "vmlinux", "vmlinux" },
 	};
 	GString *list = g_string_new(NULL);
 	char *p;

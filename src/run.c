@@ -467,6 +467,7 @@ struct oops_watch {
 	const struct spec *s;
 	goffset seen;      /* console size at the last look */
 	double oops_at;    /* when an oops of this test was first seen */
+	bool panicked;     /* the kernel panicked: nothing will answer */
 };
 
 #define OOPS_GRACE_S 10
@@ -478,6 +479,8 @@ static bool oopsed(void *arg)
 	struct stat st;
 	guint i;
 
+	if (w->panicked)
+		return true; /* panic=0: the guest waits for nobody */
 	if (w->oops_at > 0)
 		return lab_now() - w->oops_at > OOPS_GRACE_S;
 	if (stat(w->s->g->console, &st) != 0 || st.st_size == w->seen)
@@ -491,6 +494,7 @@ static bool oopsed(void *arg)
 		if (!strcmp(r->type, "oops") || !strcmp(r->type, "bug") ||
 		    !strcmp(r->type, "panic") || r->panic)
 			w->oops_at = lab_now();
+		w->panicked |= !strcmp(r->type, "panic") || r->panic;
 	}
 	if (mine)
 		g_ptr_array_free(mine, TRUE);
@@ -507,12 +511,13 @@ static void run_program(struct run_ctx *c, const struct spec *s,
 	const char *argv[] = { "/usr/bin/setsid", "/bin/sh", "-c", script, NULL };
 	virDomainPtr d = lab_virt_guest(c->conn, s->g->name);
 	struct lab_exec_result res = { 0 };
-	struct oops_watch w = { s, -1, 0 };
+	struct oops_watch w = { s, -1, 0, false };
 	int how = d ? lab_agent_exec_watch(d, argv, s->t->timeout_s + AGENT_SLACK_S,
 					   0, oopsed, &w, &res) : -1;
 
 	o->exit_code = how == 0 ? res.exit_code : -1;
-	if (how == 1 || (how < 0 && lab_interrupted && res.pid > 0)) {
+	o->domain_dead = w.panicked;
+	if (!w.panicked && (how == 1 || (how < 0 && lab_interrupted && res.pid > 0))) {
 		/* the program's own bound failed (a process in D state) or an
 		 * oops stopped it: kill the whole group */
 		o->timed_out = how == 1 && w.oops_at == 0;
@@ -544,7 +549,8 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	g_free(marker);
 	run_program(c, s, &o, &out);
 	r->seconds = lab_now() - t0;
-	observe_guest(c, s, &o);
+	if (!o.domain_dead)
+		observe_guest(c, s, &o);
 	alive = !o.libvirt_lost && !o.domain_dead && !o.agent_lost;
 	if (alive) {
 		marker = g_strdup_printf("END %s rc=%d", s->name, o.exit_code);
