@@ -4,7 +4,7 @@ CC      ?= gcc
 PKGS    := libvirt libvirt-qemu glib-2.0 json-c
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(shell pkg-config --cflags $(PKGS))
-LDLIBS  += $(shell pkg-config --libs $(PKGS))
+LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm
 
 # One job per file: every src/*.c is part of lab, every tests/unit/test_*.c
 # is a cmocka unit test.

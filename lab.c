@@ -11,6 +11,7 @@
 #include "src/up.h"
 #include "src/cache.h"
 #include "src/isolate.h"
+#include "src/stress.h"
 #include "src/run.h"
 #include "src/review.h"
 #include "src/owner.h"
@@ -37,6 +38,7 @@ static const struct command commands[] = {
 	{ "console", cmd_console, "follow a guest's serial console log" },
 	{ "exec", cmd_exec, "run a command in a guest via the guest agent" },
 	{ "run", cmd_run, "run tests or suites in the guests; verdicts + results" },
+	{ "stress", cmd_stress, "loop tests for hours: failure rates, crash titles, dumps" },
 	{ "review", cmd_review,
 	  "the main job: both kernels, the suite on each, one row per seed" },
 	{ "isolate", cmd_isolate, "one seed's bug alone: does its signature still show?" },

@@ -107,6 +107,7 @@ void lab_result_free(struct lab_result *r)
 	g_free(r->reason);
 	g_free(r->dir);
 	g_free(r->knob);
+	g_free(r->dump);
 	g_ptr_array_free(r->reports, TRUE);
 	g_free(r);
 }
@@ -164,6 +165,7 @@ static json_object *result_json(const struct lab_result *r)
 	json_object_object_add(o, "evidence", jnew(lab_evidence_name(r->evidence)));
 	json_object_object_add(o, "reason", jnew(r->reason));
 	json_object_object_add(o, "knob", jnew(r->knob));
+	json_object_object_add(o, "dump", jnew(r->dump));
 	json_object_object_add(o, "dir", jnew(r->dir));
 	json_object_object_add(o, "exit_code", json_object_new_int(r->exit_code));
 	json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
@@ -407,6 +409,7 @@ static struct lab_result *result_from_json(struct loader *l, json_object *o)
 	r->kernel = jstr(l, o, "kernel", false);
 	r->reason = jstr(l, o, "reason", false);
 	r->knob = jstr(l, o, "knob", false);
+	r->dump = jstr(l, o, "dump", false);
 	r->dir = jstr(l, o, "dir", false);
 	verdict = jstr(l, o, "verdict", true);
 	if (verdict && lab_verdict_parse(verdict, &r->verdict) != 0)

@@ -46,6 +46,7 @@ struct lab_result {
 	GPtrArray *reports; /* struct lab_rreport *: reports pinned to it, not
 			     * counting the fix's own expected report */
 	char *knob;     /* "PATH=VALUE (on|absent)" when a race knob was set */
+	char *dump;     /* memory dump of the guest that died in it, or NULL */
 	char *dir;      /* per-test output directory, relative to the run */
 };
 

@@ -64,7 +64,7 @@ struct run_ctx {
 	uint64_t *uses;     /* per spec: bit per guest index */
 	enum lab_sched_state *state;
 	const char *nfs_server;
-	int duration_s;
+	const struct lab_run_opts *o;
 	virConnectPtr conn;
 	GMutex lock;
 	GCond changed;
@@ -264,6 +264,10 @@ static char *test_script(struct run_ctx *c, const struct spec *s)
 {
 	GString *cmd = g_string_new("cd /tmp || exit 3; ");
 
+	if (c->o->inject_crash && s == g_ptr_array_index(c->specs, 0))
+		g_string_append(cmd, "(sleep 2; echo c > /proc/sysrq-trigger) "
+				 ">/dev/null 2>&1 & ");
+
 	if (s->t->nfs_mount && c->nfs_server)
 		g_string_append_printf(cmd, "mkdir -p " NFS_DIR " && mount -t nfs -o "
 				       "vers=%s,nosharecache %s:/srv/nfs " NFS_DIR
@@ -280,8 +284,8 @@ static char *test_script(struct run_ctx *c, const struct spec *s)
 				       c->nfs_server);
 	if (s->vers)
 		g_string_append_printf(cmd, " LAB_NFS_VERS=%s", s->vers);
-	if (c->duration_s > 0)
-		g_string_append_printf(cmd, " LAB_DURATION=%d", c->duration_s);
+	if (c->o->duration_s > 0)
+		g_string_append_printf(cmd, " LAB_DURATION=%d", c->o->duration_s);
 	if (s->t->min_hits > 0)
 		g_string_append_printf(cmd, " LAB_MIN_HITS=%d", s->t->min_hits);
 	g_string_append_printf(cmd, " timeout -s KILL %d /lab/%s 2>&1",
@@ -503,6 +507,39 @@ static bool oopsed(void *arg)
 	return false;
 }
 
+/* A guest that died or hung, as it is now, before it is restored: a
+ * kdump-compressed memory dump that crash(8) opens with the kernel's
+ * vmlinux. Only when the caller asked for dumps (lab stress). */
+static char *dump_guest(struct run_ctx *c, const struct spec *s)
+{
+	char *dn = lab_inst_name(s->g->name), *path = NULL;
+	virDomainPtr d = virDomainLookupByName(c->conn, dn);
+	int state = -1, reason;
+
+	if (d)
+		virDomainGetState(d, &state, &reason, 0);
+	if (d && state != VIR_DOMAIN_SHUTOFF) {
+		char *file = g_strdup_printf("%s-%s-%ld.kdump", s->g->name, s->name,
+					     (long)time(NULL));
+
+		g_strcanon(file, "abcdefghijklmnopqrstuvwxyz0123456789.-", '_');
+		path = g_build_filename(c->o->dump_dir, file, NULL);
+		lab_mkdir_p(c->o->dump_dir);
+		if (virDomainCoreDumpWithFormat(d, path, VIR_DOMAIN_CORE_DUMP_FORMAT_KDUMP_ZLIB,
+						VIR_DUMP_MEMORY_ONLY) != 0) {
+			lab_err("cannot dump guest %s: %s", s->g->name, lab_virt_error());
+			g_clear_pointer(&path, g_free);
+		} else {
+			lab_info("# memory dump of %s: %s", s->g->name, path);
+		}
+		g_free(file);
+	}
+	if (d)
+		virDomainFree(d);
+	g_free(dn);
+	return path;
+}
+
 /* Run the program; fills o (exit code, timeout) and *out. */
 static void run_program(struct run_ctx *c, const struct spec *s,
 			struct lab_obs *o, char **out)
@@ -564,6 +601,8 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	r->window_hits = window_hits(out);
 	save_output(c, r, out);
 	if (!alive && !o.libvirt_lost) {
+		if (c->o->dump_dir)
+			r->dump = dump_guest(c, s);
 		/* the restart keeps the dead boot's console for the scan */
 		saved = saved_console_name(c, s->g);
 		if (lab_virt_restart(c->conn, s->g->name, saved, RESTART_TIMEOUT_S) != 0) {
@@ -751,7 +790,7 @@ static void print_ready(struct run_ctx *c)
 		char *line;
 
 		c->printed++;
-		if (!s->r)
+		if (!s->r || c->o->quiet)
 			continue;
 		line = lab_result_ktap_line(s->r, (int)c->printed);
 		printf("%s\n", line);
@@ -807,9 +846,11 @@ static void start(struct run_ctx *c, guint i)
 	c->state[i] = LAB_SCHED_RUNNING;
 	j->c = c;
 	j->s = s;
-	printf("# %s on %s (%s kernel)\n", s->name, s->g ? s->g->name : "-",
-	       s->g && s->g->kernel ? s->g->kernel : "-");
-	fflush(stdout);
+	if (!c->o->quiet) {
+		printf("# %s on %s (%s kernel)\n", s->name, s->g ? s->g->name : "-",
+		       s->g && s->g->kernel ? s->g->kernel : "-");
+		fflush(stdout);
+	}
 	g_thread_unref(g_thread_new("test", job_thread, j));
 }
 
@@ -817,7 +858,8 @@ static int run_all(struct run_ctx *c)
 {
 	bool running;
 
-	printf("KTAP version 1\n1..%u\n", c->specs->len);
+	if (!c->o->quiet)
+		printf("KTAP version 1\n1..%u\n", c->specs->len);
 	g_mutex_lock(&c->lock);
 	while (!all_done(c, &running)) {
 		bool stop = lab_interrupted || lab_virt_lost(c->conn);
@@ -846,7 +888,8 @@ static int run_all(struct run_ctx *c)
 			c->run.results->len, c->run.dir);
 		return 1;
 	}
-	printf("# results: %s\n", c->run.dir);
+	if (!c->o->quiet)
+		printf("# results: %s\n", c->run.dir);
 	return c->bad ? 1 : 0;
 }
 
@@ -921,11 +964,12 @@ static const char *nfs_server_of(GPtrArray *guests)
 }
 
 /* Run directories are unique: a second run in the same second gets -2. */
-static char *new_run_dir(const char *kernel, char **id)
+static char *new_run_dir(const char *runs_root, const char *kernel, char **id)
 {
 	char stamp[32];
 	time_t now = time(NULL);
-	char *dir = NULL, *latest, *root = lab_path("runs");
+	char *dir = NULL, *latest;
+	char *root = runs_root ? g_strdup(runs_root) : lab_path("runs");
 	int n;
 
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
@@ -944,11 +988,13 @@ static char *new_run_dir(const char *kernel, char **id)
 		g_free(root);
 		return NULL;
 	}
-	latest = g_build_filename(root, "latest", NULL);
-	unlink(latest);
-	if (symlink(*id, latest) != 0)
-		lab_err("cannot link %s", latest);
-	g_free(latest);
+	if (!runs_root) {
+		latest = g_build_filename(root, "latest", NULL);
+		unlink(latest);
+		if (symlink(*id, latest) != 0)
+			lab_err("cannot link %s", latest);
+		g_free(latest);
+	}
 	g_free(root);
 	return dir;
 }
@@ -979,6 +1025,8 @@ static void ctx_clear(struct run_ctx *c)
 static int prepare(struct run_ctx *c, struct lab_inst *in, char **names,
 		   struct lab_suite **suite, GPtrArray **tests)
 {
+	GPtrArray *(*resolve)(const struct lab_suite *, char **, char **) =
+		c->o->keep_order ? lab_suite_expand : lab_suite_resolve;
 	char *path = lab_src_path("tests/suite.ini"), *err = NULL;
 	int rc = 1;
 
@@ -986,7 +1034,7 @@ static int prepare(struct run_ctx *c, struct lab_inst *in, char **names,
 		lab_err("bad suite map: %s", err);
 		goto out;
 	}
-	if (names && names[0] && !(*tests = lab_suite_resolve(*suite, names, &err))) {
+	if (names && names[0] && !(*tests = resolve(*suite, names, &err))) {
 		lab_err("%s", err);
 		rc = 2;
 		goto out;
@@ -1019,10 +1067,8 @@ out:
 }
 
 /* Run the named tests/suites (NULL: the topology's default suite) on the
- * instance that is up, holding its lock. *run_dir gets the run directory.
- * Returns 0 when no test failed, errored or timed out, 1 otherwise, 2 for
- * unknown names, 130 on Ctrl-C. */
-int lab_run_tests(char **names, int duration_s, char **run_dir)
+ * instance that is up, holding its lock. */
+int lab_run_with(const struct lab_run_opts *o, char **run_dir)
 {
 	struct run_ctx c = { 0 };
 	struct lab_inst in = { .lock_fd = -1 };
@@ -1032,8 +1078,8 @@ int lab_run_tests(char **names, int duration_s, char **run_dir)
 
 	g_mutex_init(&c.lock);
 	g_cond_init(&c.changed);
-	c.duration_s = duration_s;
-	rc = prepare(&c, &in, names, &suite, &tests);
+	c.o = o;
+	rc = prepare(&c, &in, o->names, &suite, &tests);
 	if (rc != 0)
 		goto out;
 	rc = 1;
@@ -1043,12 +1089,14 @@ int lab_run_tests(char **names, int duration_s, char **run_dir)
 	describe_kernel(&c, in.state);
 	c.run.results = g_ptr_array_new();
 	c.run.started = (double)time(NULL);
-	if (!tests || !(c.run.dir = new_run_dir(c.run.kernel, &c.run.id)))
+	if (!tests || !(c.run.dir = new_run_dir(o->runs_root, c.run.kernel, &c.run.id)))
 		goto out;
 	plan(&c, tests);
-	lab_phase_begin("run tests");
+	if (!o->quiet)
+		lab_phase_begin("run tests");
 	rc = run_all(&c);
-	lab_phase_end();
+	if (!o->quiet)
+		lab_phase_end();
 	if (run_dir)
 		*run_dir = g_strdup(c.run.dir);
 out:
@@ -1058,6 +1106,13 @@ out:
 	lab_inst_close(&in); /* closes the connection too */
 	lab_suite_free(suite);
 	return rc;
+}
+
+int lab_run_tests(char **names, int duration_s, char **run_dir)
+{
+	struct lab_run_opts o = { .names = names, .duration_s = duration_s };
+
+	return lab_run_with(&o, run_dir);
 }
 
 int cmd_run(int argc, char **argv)

@@ -2,9 +2,23 @@
 #ifndef LAB_RUN_H
 #define LAB_RUN_H
 
-/* Run tests/suites (NULL: the topology's default suite) on the instance
- * that is up; *run_dir (optional) gets the run directory. 0 when nothing
- * failed or errored, 1 otherwise, 2 unknown names, 130 interrupted. */
+#include <stdbool.h>
+
+struct lab_run_opts {
+	char **names;          /* tests/suites; NULL: the topology's suite */
+	int duration_s;        /* LAB_DURATION for the tests, 0: their own */
+	bool keep_order;       /* run in the order named (lab stress) */
+	bool quiet;            /* no KTAP on stdout (lab stress prints its own) */
+	const char *runs_root; /* NULL: $LAB_HOME/runs (with runs/latest) */
+	const char *dump_dir;  /* NULL: no memory dumps of guests that died */
+	bool inject_crash;     /* the first test's guest panics (sysrq-c) 2 s
+				* into it: CI proves the crash path */
+};
+
+/* Run tests on the instance that is up; *run_dir (optional) gets the run
+ * directory. 0 when nothing failed, errored or timed out, 1 otherwise,
+ * 2 unknown names, 130 interrupted. */
+int lab_run_with(const struct lab_run_opts *o, char **run_dir);
 int lab_run_tests(char **names, int duration_s, char **run_dir);
 int cmd_run(int argc, char **argv);
 

@@ -280,8 +280,8 @@ static gint by_order(gconstpointer a, gconstpointer b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
-GPtrArray *lab_suite_resolve(const struct lab_suite *s, char **names,
-			     char **err)
+GPtrArray *lab_suite_expand(const struct lab_suite *s, char **names,
+			    char **err)
 {
 	GPtrArray *out = g_ptr_array_new();
 	int i;
@@ -305,8 +305,17 @@ GPtrArray *lab_suite_resolve(const struct lab_suite *s, char **names,
 			return NULL;
 		}
 	}
+	return out;
+}
+
+GPtrArray *lab_suite_resolve(const struct lab_suite *s, char **names,
+			     char **err)
+{
+	GPtrArray *out = lab_suite_expand(s, names, err);
+
 	/* g_ptr_array_sort is a stable merge sort: file order breaks ties */
-	g_ptr_array_sort(out, by_order);
+	if (out)
+		g_ptr_array_sort(out, by_order);
 	return out;
 }
 

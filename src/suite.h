@@ -44,6 +44,10 @@ const struct lab_test *lab_suite_test(const struct lab_suite *s,
  * with *err listing the known names when one is unknown. */
 GPtrArray *lab_suite_resolve(const struct lab_suite *s, char **names,
 			     char **err);
+/* The same without sorting: tests in the order named (lab stress
+ * shuffles its iterations). */
+GPtrArray *lab_suite_expand(const struct lab_suite *s, char **names,
+			    char **err);
 /* Known test and suite names, one line, for error messages. */
 char *lab_suite_known(const struct lab_suite *s);
 

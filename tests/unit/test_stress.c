@@ -1,0 +1,140 @@
+/* test_stress.c - lab stress's arithmetic and state: Wilson intervals
+ * (table), stable crash titles (table), stress.json round trip (what
+ * --resume and --status read), the timeline's bound, and a summary that
+ * names quarantined tests and how to open a dump. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "../../src/stress.h"
+#include "../../src/util.h"
+
+static void test_wilson(void **st)
+{
+	/* k, n, lo, hi (to 3 decimals; from the Wilson formula, z = 1.96) */
+	static const struct { long k, n; double lo, hi; } rows[] = {
+		{ 0, 0, 0.0, 1.0 },
+		{ 0, 10, 0.0, 0.278 },
+		{ 1, 10, 0.018, 0.404 },
+		{ 5, 10, 0.237, 0.763 },
+		{ 10, 10, 0.722, 1.0 },
+		{ 1, 669, 0.0003, 0.0084 },
+		{ 50, 100, 0.404, 0.596 },
+	};
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < G_N_ELEMENTS(rows); i++) {
+		double lo, hi;
+
+		lab_wilson(rows[i].k, rows[i].n, &lo, &hi);
+		if (fabs(lo - rows[i].lo) > 0.001 || fabs(hi - rows[i].hi) > 0.001)
+			fail_msg("k=%ld n=%ld: [%.4f, %.4f], want [%.4f, %.4f]", rows[i].k,
+				 rows[i].n, lo, hi, rows[i].lo, rows[i].hi);
+	}
+}
+
+static void test_titles(void **st)
+{
+	static const char *const rows[][2] = {
+		{ "sysfs: cannot create duplicate filename '/devices/virtual/bdi/0:25'",
+		  "sysfs: cannot create duplicate filename '/devices/virtual/bdi/N:N'" },
+		{ "BUG: unable to handle page fault in dvb_dmxdev_start_feed",
+		  "BUG: unable to handle page fault in dvb_dmxdev_start_feed" },
+		{ "WARNING: CPU: 0 PID: 448 at kernel/futex/pi.c:297 futex_lock_pi_atomic+0x102/0x325",
+		  "WARNING: CPU: N PID: N at kernel/futex/pi.c:N futex_lock_pi_atomicN" },
+		{ "Kernel panic - not syncing: sysrq triggered crash",
+		  "Kernel panic - not syncing: sysrq triggered crash" },
+	};
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < G_N_ELEMENTS(rows); i++) {
+		char *t = lab_stress_title(rows[i][0]);
+
+		assert_string_equal(t, rows[i][1]);
+		g_free(t);
+	}
+}
+
+static void test_round_trip(void **st)
+{
+	struct lab_stress *s = lab_stress_new(), *back;
+	struct lab_stress_test *t;
+	struct lab_stress_crash *c;
+	char *dir = g_dir_make_tmp("lab-stress-XXXXXX", NULL);
+	char *p = g_build_filename(dir, "stress.json", NULL), *json, *err = NULL, *text;
+	int i;
+
+	(void)st;
+	s->id = g_strdup("20261204-083000");
+	s->dir = g_strdup(dir);
+	s->topology = g_strdup("smoke");
+	s->kernel = g_strdup("patched");
+	s->kernel_dir = g_strdup("/k");
+	s->seed = 42;
+	s->names = g_strsplit("smoke", ";", -1);
+	s->iteration = 3;
+	s->tests_run = 6;
+	s->elapsed_s = 61.5;
+	t = lab_stress_test_get(s, "t010-dvb-demux-feeds");
+	t->runs = 3;
+	t->fail = 1;
+	t->pass = 2;
+	t->quarantined = true;
+	for (i = 0; i < 5000; i++)
+		lab_stress_point_add(t, 1000 + i, i % 7 ? 'p' : 'f');
+	assert_true(t->timeline->len <= 4000);
+	c = lab_stress_crash_get(s, "Kernel panic - not syncing: sysrq triggered crash");
+	c->count = 1;
+	g_ptr_array_add(c->tests, g_strdup("t010-dvb-demux-feeds"));
+	g_ptr_array_add(c->dumps, g_strdup("dumps/smoke-t010.kdump"));
+	assert_ptr_equal(lab_stress_crash_get(s, c->title), c); /* dedup by title */
+	json = lab_stress_to_json(s);
+	assert_int_equal(lab_write_file(p, json, -1), 0);
+	back = lab_stress_from_json(p, &err);
+	assert_non_null(back);
+	assert_int_equal(back->seed, 42);
+	assert_int_equal(back->iteration, 3);
+	assert_string_equal(back->names[0], "smoke");
+	t = lab_stress_test_get(back, "t010-dvb-demux-feeds");
+	assert_int_equal(t->fail, 1);
+	assert_true(t->quarantined);
+	assert_true(t->timeline->len > 0);
+	assert_int_equal(back->crashes->len, 1);
+	text = lab_stress_text(back);
+	assert_non_null(strstr(text, "QUARANTINED"));
+	assert_non_null(strstr(text, "crash /k/vmlinux"));
+	assert_non_null(strstr(text, "0.33 ["));
+	g_free(text);
+	text = lab_stress_html(back);
+	assert_non_null(strstr(text, "<svg"));
+	assert_null(strstr(text, "http://www.w3.org/1999/xhtml\"")); /* self-contained */
+	g_free(text);
+	/* a wrong file is an error, never a crash */
+	assert_int_equal(lab_write_file(p, "[1,2]", -1), 0);
+	assert_null(lab_stress_from_json(p, &err));
+	assert_non_null(err);
+	g_free(err);
+	lab_stress_free(s);
+	lab_stress_free(back);
+	g_free(json);
+	lab_rm_rf(dir);
+	g_free(dir);
+	g_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wilson),
+		cmocka_unit_test(test_titles),
+		cmocka_unit_test(test_round_trip),
+	};
+
+	return cmocka_run_group_tests_name("stress", tests, NULL, NULL);
+}
