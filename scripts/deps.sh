@@ -14,6 +14,8 @@ pkgs=(
 	mmdebstrap cloud-image-utils e2fsprogs genisoimage
 	# the review's HTML report is checked in a real headless browser
 	chromium
+	# memory dumps of guests that died (lab stress) open in crash(8)
+	crash
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -527,7 +527,7 @@ static const char stress_usage[] =
 	"usage: lab stress [-t TOPOLOGY] [--kernel baseline|patched]\n"
 	"                  [--duration 8h|30m|SECONDS] [--loops N] [--until-fail | --steady N]\n"
 	"                  [--seed S] [--quarantine K] [--keep] [TEST|SUITE...]\n"
-	"       lab stress --resume ID | --status ID\n"
+	"       lab stress --resume ID [--loops N] [--duration D] | --status ID\n"
 	"  Loop the tests (default: the topology's suite, else review) in a shuffled\n"
 	"  order per iteration until the duration, the loop count, the first\n"
 	"  failure (--until-fail) or N clean iterations in a row (--steady N).\n"
@@ -605,6 +605,11 @@ static int parse(int argc, char **argv, struct lab_stress *s, struct stress_opts
 		g_ptr_array_free(names, TRUE);
 		return 2;
 	}
+	if (so->status && (names->len || s->loops || s->duration_s)) {
+		lab_err("stress: --status takes nothing else");
+		g_ptr_array_free(names, TRUE);
+		return 2;
+	}
 	if ((so->resume || so->status) && names->len) {
 		lab_err("stress: --resume and --status take no tests");
 		g_ptr_array_free(names, TRUE);
@@ -639,11 +644,18 @@ int cmd_stress(int argc, char **argv)
 		goto out;
 	}
 	if (so.resume) {
+		long loops = s->loops, duration = s->duration_s;
+
 		lab_stress_free(s);
 		if (!(s = resume(so.resume))) {
 			rc = 1;
 			goto out;
 		}
+		/* a resumed run may be given more loops or time */
+		if (loops)
+			s->loops = loops;
+		if (duration)
+			s->duration_s = duration;
 		so.topology = s->topology;
 		so.kernel = s->kernel;
 	} else {

@@ -228,6 +228,36 @@ smoke_ab() {
 		"verdict: ${v:-none}; $(tail -n 8 "$logs/run-patched.log")"
 }
 
+# A short lab stress on smoke with one injected crash (sysrq-c in the
+# first test of iteration 2): counted under its title, dumped, the dump
+# opens in crash(8) and shows the panic task's backtrace, the loop went
+# on, and --resume continues the counts.
+stress_ci() {
+	local id dir dump kdir out
+	./lab up -t smoke >/dev/null 2>&1
+	timeout --foreground 900 ./lab stress -t smoke --loops 2 --inject-crash 2 --keep \
+		t099-lab-selftest t010-dvb-demux-feeds >"$logs/stress.log" 2>&1
+	id=$(sed -n 's/^stress \([0-9-]*\): .*report: .*/\1/p' "$logs/stress.log" | tail -1)
+	dir=$LAB_HOME_DIR/stress/$id
+	[ -n "$id" ] && grep -q '"iteration":2' <(tr -d ' \n' <"$dir/stress.json") &&
+		grep -q "Kernel panic - not syncing: sysrq triggered crash" "$dir/report.txt"
+	record "lab stress: 2 iterations, the injected crash filed under its title" $? \
+		"$(tail -8 "$logs/stress.log")"
+	dump=$(find "$dir/dumps" -name '*.kdump' 2>/dev/null | head -1)
+	kdir=$(sed -n 's/.*"kernel_dir":"\([^"]*\)".*/\1/p' <(tr -d ' \n' <"$dir/stress.json"))
+	out=$(printf 'bt\nquit\n' | timeout 300 crash -s "$kdir/vmlinux" "$dump" 2>&1)
+	case "$out" in *PID:*sysrq*) true ;; *) false ;; esac
+	record "the dump of the crashed guest opens in crash(8): bt shows the sysrq panic" $? \
+		"$(echo "$out" | tail -8)"
+	timeout --foreground 600 ./lab stress --resume "$id" --loops 3 >"$logs/stress-resume.log" 2>&1
+	grep -q '"iteration":3' <(tr -d ' \n' <"$dir/stress.json")
+	record "lab stress --resume continues the counts (iteration 3)" $? "$(tail -5 "$logs/stress-resume.log")"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--dump-dom "file://$dir/report.html" 2>/dev/null | grep -q '<rect class="tick"'
+	record "stress report.html loads in headless chromium with its timeline" $?
+	./lab down >/dev/null 2>&1
+}
+
 # A second instance of the lab on the same host survives the first's
 # up and down (ownership by tag, not by name prefix).
 second_instance() {
@@ -338,6 +368,7 @@ integration() {
 	foreign_create
 	record "create a foreign VM and network named like lab's (virsh)" $?
 	smoke_ab
+	stress_ci
 	second_instance
 	faults
 	foreign_check
