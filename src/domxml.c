@@ -112,12 +112,16 @@ char *lab_domain_xml(const struct lab_domain_spec *s)
 	char *name = g_markup_printf_escaped("<domain type='%s'>\n"
 					     "  <name>%s</name>\n", s->type, s->name);
 	char *meta = metadata(s->owner);
-	char *body = g_markup_printf_escaped(
+	char *os = g_markup_printf_escaped(
 		"  <memory unit='MiB'>%d</memory>\n"
 		"  <vcpu>%d</vcpu>\n"
 		"  <os>\n"
 		"    <type arch='x86_64' machine='pc'>hvm</type>\n"
-		"    <kernel>%s</kernel>\n"
+		"    <kernel>%s</kernel>\n", s->memory_mib, s->vcpus, s->kernel);
+	/* Debian's own kernel needs its initramfs; the lab's boot without */
+	char *initrd = s->initrd
+		? g_markup_printf_escaped("    <initrd>%s</initrd>\n", s->initrd) : g_strdup("");
+	char *rest = g_markup_printf_escaped(
 		"    <cmdline>%s</cmdline>\n"
 		"  </os>\n"
 		"  <features>\n"
@@ -127,15 +131,18 @@ char *lab_domain_xml(const struct lab_domain_spec *s)
 		"  <on_poweroff>destroy</on_poweroff>\n"
 		"  <on_reboot>destroy</on_reboot>\n"
 		"  <on_crash>destroy</on_crash>\n"
-		"  <devices>\n",
-		s->memory_mib, s->vcpus, s->kernel, s->cmdline);
+		"  <devices>\n", s->cmdline);
 
 	g_string_append(x, name);
 	g_string_append(x, meta);
-	g_string_append(x, body);
+	g_string_append(x, os);
+	g_string_append(x, initrd);
+	g_string_append(x, rest);
 	g_free(name);
 	g_free(meta);
-	g_free(body);
+	g_free(os);
+	g_free(initrd);
+	g_free(rest);
 	add_devices(x, s);
 	g_string_append(x, "  </devices>\n</domain>\n");
 	return g_string_free(x, FALSE);

@@ -8,7 +8,8 @@ struct lab_domain_spec {
 	const char *type;       /* "kvm" or "qemu" (TCG) */
 	int memory_mib;
 	int vcpus;
-	const char *kernel;     /* bzImage path */
+	const char *kernel;     /* bzImage (or vmlinuz) path */
+	const char *initrd;     /* initramfs path, or NULL (the lab's kernels) */
 	const char *cmdline;    /* full kernel command line */
 	const char *root_disk;  /* qcow2 overlay */
 	const char *seed_iso;   /* NoCloud seed, read-only */

@@ -88,6 +88,79 @@ static char *package_list(void)
 	return g_string_free(out, FALSE);
 }
 
+/* The first file in DIR whose name starts with PREFIX, or NULL. */
+static char *first_named(const char *dir, const char *prefix)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *n;
+	char *out = NULL;
+
+	while (d && !out && (n = g_dir_read_name(d)))
+		if (g_str_has_prefix(n, prefix))
+			out = g_build_filename(dir, n, NULL);
+	if (d)
+		g_dir_close(d);
+	return out;
+}
+
+/* Debian's own kernel, from the image's /boot (the package's vmlinuz and
+ * the initrd its postinst made): an interop peer that boots through the
+ * same libvirt path as the lab's kernels. Never from the host's /boot.
+ * Absent when the package list has no linux-image-amd64. */
+static int keep_debian_kernel(const char *rootfs, const char *tmp)
+{
+	const char *const parts[][2] = {
+		{ "vmlinuz-", "vmlinuz" }, { "initrd.img-", "initrd.img" },
+		{ "config-", "config" }, { "System.map-", "System.map" },
+	};
+	char *boot = g_build_filename(rootfs, "boot", NULL);
+	char *out = g_build_filename(tmp, "debian", NULL);
+	char *first = first_named(boot, "vmlinuz-");
+	int rc = 0;
+	size_t i;
+
+	if (first) {
+		lab_mkdir_p(out);
+		for (i = 0; rc == 0 && i < G_N_ELEMENTS(parts); i++) {
+			char *from = first_named(boot, parts[i][0]);
+			char *to = g_build_filename(out, parts[i][1], NULL);
+			gchar *data = NULL;
+			gsize len = 0;
+
+			if (!from || !g_file_get_contents(from, &data, &len, NULL) ||
+			    lab_write_file(to, data, (gssize)len) != 0) {
+				lab_err("cannot keep Debian's kernel file %s", from ? from : parts[i][0]);
+				rc = -1;
+			}
+			g_free(data);
+			g_free(from);
+			g_free(to);
+		}
+		lab_info("image: Debian's kernel %s kept for kernel=debian", first);
+	}
+	g_free(first);
+	g_free(boot);
+	g_free(out);
+	return rc;
+}
+
+char *lab_image_kernel_dir(void)
+{
+	char *img = lab_image_path(), *dir, *d;
+
+	if (!img)
+		return NULL;
+	dir = g_path_get_dirname(img);
+	d = g_build_filename(dir, "debian", NULL);
+	g_free(img);
+	g_free(dir);
+	if (!lab_exists(d)) {
+		lab_err("the guest image has no Debian kernel: guests/image/packages lacks linux-image-amd64");
+		g_clear_pointer(&d, g_free);
+	}
+	return d;
+}
+
 static int build_image(const char *key, const char *dest)
 {
 	char *rel = g_build_filename("images", key, NULL);
@@ -119,6 +192,8 @@ static int build_image(const char *key, const char *dest)
 		if (lab_run(argv, NULL, log, MMDEBSTRAP_TIMEOUT_S) != 0)
 			goto fail;
 	}
+	if (keep_debian_kernel(rootfs, tmp) != 0)
+		goto fail;
 	lab_phase_begin("mkfs.ext4 -d + qemu-img");
 	{
 		char *mkfs[] = { "mkfs.ext4", "-q", "-L", "labroot", "-d", rootfs,

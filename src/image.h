@@ -8,6 +8,10 @@
  * message naming `lab image` when it is not built. */
 char *lab_image_path(void);
 
+/* Directory of Debian's own kernel kept from the image (vmlinuz,
+ * initrd.img, config, System.map), or NULL with a message. */
+char *lab_image_kernel_dir(void);
+
 /* Render the NoCloud user-data of a guest from guests/cloud-init/. */
 char *lab_seed_user_data(const struct lab_guest *g);
 /* Its meta-data (instance-id and hostname). */

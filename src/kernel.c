@@ -9,6 +9,7 @@
  * tarball, the series and the config fragment.
  */
 #include "kernel.h"
+#include "image.h"
 #include "util.h"
 
 #include <errno.h>
@@ -37,7 +38,7 @@ static const char *isolated_seed(const char *name)
 bool lab_kernel_name_valid(const char *name)
 {
 	return name && (!strcmp(name, "baseline") || !strcmp(name, "patched") ||
-			isolated_seed(name));
+			!strcmp(name, "debian") || isolated_seed(name));
 }
 
 char **lab_series_read(const char *series_path)
@@ -228,7 +229,11 @@ out:
 
 char *lab_kernel_dir(const char *review, const char *name)
 {
-	char *key = lab_kernel_key(review, name);
+	char *key;
+
+	if (name && !strcmp(name, "debian"))
+		return lab_image_kernel_dir(); /* Debian's own, from the image */
+	key = lab_kernel_key(review, name);
 	char *rel, *dir, *bz;
 
 	if (!key)
@@ -813,7 +818,7 @@ out:
 	return rc;
 }
 
-int lab_kernel_build(const char *review, const char *name)
+static int build_series_kernel(const char *review, const char *name)
 {
 	char *key = lab_kernel_key(review, name);
 	char **patches = variant_patches(review, name);
@@ -861,6 +866,18 @@ out:
 	g_free(dir);
 	g_free(bz);
 	return rc;
+}
+
+int lab_kernel_build(const char *review, const char *name)
+{
+	if (!strcmp(name, "debian")) {
+		char *d = lab_image_kernel_dir(); /* `lab image` makes it */
+		int ok = d != NULL;
+
+		g_free(d);
+		return ok ? 0 : -1;
+	}
+	return build_series_kernel(review, name);
 }
 
 static const char build_usage[] =

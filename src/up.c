@@ -31,7 +31,8 @@ struct plan {
 	const struct lab_guest *g;
 	char *domain;      /* libvirt name */
 	char *kernel_dir;
-	char *kernel;      /* bzImage */
+	char *kernel;      /* bzImage, or Debian's vmlinuz */
+	char *initrd;      /* Debian's initrd, or NULL */
 	char *cmdline;
 	char *network;     /* libvirt name */
 	char *mac;
@@ -49,6 +50,7 @@ static void plan_clear(struct plan *p)
 	g_free(p->domain);
 	g_free(p->kernel_dir);
 	g_free(p->kernel);
+	g_free(p->initrd);
 	g_free(p->cmdline);
 	g_free(p->network);
 	g_free(p->mac);
@@ -74,6 +76,7 @@ static char *plan_xml(const struct plan *p, const char *type, const char *owner)
 	s.memory_mib = p->g->memory_mib;
 	s.vcpus = p->g->vcpus;
 	s.kernel = p->kernel;
+	s.initrd = p->initrd;
 	s.cmdline = p->cmdline;
 	s.root_disk = p->f.overlay;
 	s.seed_iso = p->f.seed;
@@ -99,6 +102,11 @@ static int plan_guest(struct lab_inst *in, const struct lab_guest *g,
 		return -1;
 	p->domain = lab_inst_name(g->name);
 	p->kernel = g_build_filename(p->kernel_dir, "bzImage", NULL);
+	if (!lab_exists(p->kernel)) { /* Debian's own kernel: vmlinuz + initrd */
+		g_free(p->kernel);
+		p->kernel = g_build_filename(p->kernel_dir, "vmlinuz", NULL);
+		p->initrd = g_build_filename(p->kernel_dir, "initrd.img", NULL);
+	}
 	p->cmdline = lab_guest_cmdline(g->cmdline);
 	p->network = lab_inst_name(g->network);
 	p->mac = lab_mac_for(p->domain);
