@@ -33,6 +33,10 @@ done
 # The NFS server role unmasks and starts nfs-server from its seed.
 rm -f "$root/etc/systemd/system/nfs-server.service"
 chroot "$root" systemctl disable nfs-server.service >/dev/null 2>&1 || true
+# nfs-ganesha's packages enable it on install: it would take port 2049 and
+# the NFS, MOUNT and NLM registrations on every guest.  Only the ganesha
+# role starts it (guests/cloud-init/ganesha.yaml).
+chroot "$root" systemctl disable nfs-ganesha.service nfs-ganesha-lock.service >/dev/null 2>&1 || true
 
 # Every kernel message up to KERN_INFO reaches the serial console: the lab's
 # verdicts read WARNINGs, lockdep reports and "sysfs: cannot create duplicate
