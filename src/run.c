@@ -51,6 +51,8 @@ struct guest {
 struct spec {
 	const struct lab_test *t;
 	const char *vers;     /* NFS version or NULL */
+	struct guest *server; /* the NFS server it uses (servers=), or NULL */
+	const char *group;    /* LAB_INTEROP_GROUP, or NULL */
 	struct guest *g;      /* NULL: no guest has a role it needs */
 	char *name;           /* "t009-nfs-umount-race:v4.1" */
 	bool last_use;        /* nothing later in the plan uses its guest */
@@ -263,25 +265,29 @@ static void test_cleanup(struct run_ctx *c, const struct spec *s)
 static char *test_script(struct run_ctx *c, const struct spec *s)
 {
 	GString *cmd = g_string_new("cd /tmp || exit 3; ");
+	const char *server = s->server ? s->server->address : c->nfs_server;
 
 	if (c->o->inject_crash && s == g_ptr_array_index(c->specs, 0))
 		g_string_append(cmd, "(sleep 2; echo c > /proc/sysrq-trigger) "
 				 ">/dev/null 2>&1 & ");
 
-	if (s->t->nfs_mount && c->nfs_server)
+	if (s->t->nfs_mount && server)
 		g_string_append_printf(cmd, "mkdir -p " NFS_DIR " && mount -t nfs -o "
 				       "vers=%s,nosharecache %s:/srv/nfs " NFS_DIR
-				       " || exit 3; ", s->vers ? s->vers : "3",
-				       c->nfs_server);
+				       " || exit 3; ", s->vers ? s->vers : "3", server);
 	if (s->t->netem)
 		g_string_append_printf(cmd, "tc qdisc replace dev eth0 root netem "
 				       "delay %s || exit 3; ", s->t->netem);
 	g_string_append_printf(cmd, "exec env LAB_TEST='%s'", s->name);
 	if (s->t->nfs_mount)
 		g_string_append(cmd, " LAB_NFS_DIR=" NFS_DIR);
-	if (c->nfs_server)
+	if (server)
 		g_string_append_printf(cmd, " LAB_NFS_SERVER=%s LAB_NFS_EXPORT=/srv/nfs",
-				       c->nfs_server);
+				       server);
+	if (s->server)
+		g_string_append_printf(cmd, " LAB_INTEROP_SERVER=%s", s->server->name);
+	if (s->group)
+		g_string_append_printf(cmd, " LAB_INTEROP_GROUP=%s", s->group);
 	if (s->vers)
 		g_string_append_printf(cmd, " LAB_NFS_VERS=%s", s->vers);
 	if (c->o->duration_s > 0)
@@ -699,6 +705,8 @@ static uint64_t uses_of(struct run_ctx *c, const struct spec *s)
 	if (!s->g)
 		return 0;
 	u |= (uint64_t)1 << guest_index(c->guests, s->g);
+	if (s->server)
+		u |= (uint64_t)1 << guest_index(c->guests, s->server);
 	for (peer = s->t->peers; peer && *peer; peer++) {
 		char *one[] = { *peer, NULL };
 		struct guest *pg = guest_with_role(c->guests, one);
@@ -709,29 +717,65 @@ static uint64_t uses_of(struct run_ctx *c, const struct spec *s)
 	return u;
 }
 
+static GPtrArray *servers_of(struct run_ctx *c, const struct lab_test *t)
+{
+	GPtrArray *out = g_ptr_array_new();
+	char **r;
+	guint i;
+
+	for (r = t->servers; r && *r; r++)
+		for (i = 0; i < c->guests->len; i++) {
+			struct guest *g = g_ptr_array_index(c->guests, i);
+
+			if (g->role && !strcmp(g->role, *r))
+				g_ptr_array_add(out, g);
+		}
+	if (!t->servers)
+		g_ptr_array_add(out, NULL); /* the default server, as before */
+	return out;
+}
+
+/* Instances of a test: per server (servers=) x NFS version x group, named
+ * "test:server:vVERS:group" with the parts that apply. */
+static void add_instances(struct run_ctx *c, const struct lab_test *t)
+{
+	char *none[] = { NULL, NULL };
+	GPtrArray *servers = servers_of(c, t);
+	char **vers = t->nfs_versions ? t->nfs_versions : none;
+	char **groups = t->groups ? t->groups : none;
+	guint si;
+	int vi, gi;
+
+	for (si = 0; si < servers->len; si++)
+		for (vi = 0; vi == 0 || vers[vi]; vi++)
+			for (gi = 0; gi == 0 || groups[gi]; gi++) {
+				struct spec *s = g_new0(struct spec, 1);
+				GString *n = g_string_new(t->name);
+
+				s->t = t;
+				s->server = g_ptr_array_index(servers, si);
+				s->vers = vers[vi];
+				s->group = groups[gi];
+				s->g = guest_with_role(c->guests, t->roles);
+				if (s->server)
+					g_string_append_printf(n, ":%s", s->server->name);
+				if (s->vers)
+					g_string_append_printf(n, ":v%s", s->vers);
+				if (s->group)
+					g_string_append_printf(n, ":%s", s->group);
+				s->name = g_string_free(n, FALSE);
+				g_ptr_array_add(c->specs, s);
+			}
+	g_ptr_array_free(servers, TRUE);
+}
+
 static void plan(struct run_ctx *c, GPtrArray *tests)
 {
 	guint i;
 
 	c->specs = g_ptr_array_new_with_free_func(spec_free);
-	for (i = 0; i < tests->len; i++) {
-		const struct lab_test *t = g_ptr_array_index(tests, i);
-		char *one[] = { NULL, NULL };
-		char **v = t->nfs_versions ? t->nfs_versions : one;
-
-		for (; v == one || *v; v++) {
-			struct spec *s = g_new0(struct spec, 1);
-
-			s->t = t;
-			s->vers = *v;
-			s->g = guest_with_role(c->guests, t->roles);
-			s->name = *v ? g_strdup_printf("%s:v%s", t->name, *v)
-				     : g_strdup(t->name);
-			g_ptr_array_add(c->specs, s);
-			if (v == one)
-				break;
-		}
-	}
+	for (i = 0; i < tests->len; i++)
+		add_instances(c, g_ptr_array_index(tests, i));
 	c->uses = g_new0(uint64_t, c->specs->len);
 	/* cppcheck-suppress AssignmentIntegerToAddress ; g_new0 is a macro */
 	c->state = g_new0(enum lab_sched_state, c->specs->len);

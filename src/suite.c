@@ -31,6 +31,8 @@ static void test_free(gpointer p)
 	g_strfreev(t->peers);
 	g_strfreev(t->signature);
 	g_free(t->signature_program);
+	g_strfreev(t->servers);
+	g_strfreev(t->groups);
 	g_free(t);
 }
 
@@ -60,7 +62,7 @@ static const char *const test_keys[] = {
 	"title", "seed", "roles", "order", "timeout", "consumes_boot",
 	"needs_cmdline", "nfs_versions", "amplifier", "window", "nfs_mount",
 	"netem", "expected_report", "peers", "signature", "signature_program",
-	"min_hits", NULL,
+	"min_hits", "servers", "groups", NULL,
 };
 
 /* Values that reach a guest's shell must fit a strict grammar. */
@@ -93,6 +95,12 @@ static char *check_values(const struct lab_test *t)
 	for (v = t->peers; v && *v; v++)
 		if (!matches("^[a-z-]+$", *v))
 			return g_strdup_printf("peers: '%s' is not a role name", *v);
+	for (v = t->servers; v && *v; v++)
+		if (!matches("^[a-z-]+$", *v))
+			return g_strdup_printf("servers: '%s' is not a role name", *v);
+	for (v = t->groups; v && *v; v++)
+		if (!matches("^[a-z]+$", *v))
+			return g_strdup_printf("groups: '%s' is not a group name", *v);
 	if (t->seed && !t->signature && !t->signature_program)
 		return g_strdup("a seed's test needs signature= or signature_program=");
 	return NULL;
@@ -152,6 +160,8 @@ static struct lab_test *load_test(GKeyFile *kf, const char *grp,
 	t->signature = get_list(kf, grp, "signature");
 	t->signature_program = g_key_file_get_string(kf, grp, "signature_program", NULL);
 	t->min_hits = get_int_key(kf, grp, "min_hits", 0, &why);
+	t->servers = get_list(kf, grp, "servers");
+	t->groups = get_list(kf, grp, "groups");
 	if (!why && (!t->roles || t->timeout_s <= 0))
 		why = g_strdup("needs roles= and a positive timeout=");
 	if (!why)

@@ -26,6 +26,9 @@ struct lab_test {
 	char **signature;    /* the seed's bug in a console report (verdict.h) */
 	char *signature_program; /* the seed's bug in the program's fail line */
 	int min_hits;        /* races: window hits the program needs to decide */
+	char **servers;      /* roles of NFS servers: run once against each
+			      * guest with one (the interop matrix) */
+	char **groups;       /* run once per group (LAB_INTEROP_GROUP) */
 };
 
 struct lab_suite {

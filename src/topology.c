@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 const char *const lab_known_roles[] = {
-	"nfs-server", "nfs-client", "conntrack", "tty", "smoke", NULL
+	"nfs-server", "nfs-client", "conntrack", "tty", "smoke", "ganesha", NULL
 };
 
 #define MAX_VCPUS 8
@@ -244,8 +244,8 @@ static struct lab_guest *parse_guest(struct loader *l, const char *grp,
 	g->memory_mib = get_int(l, grp, "memory", 768, MIN_MEMORY_MIB, 1 << 20);
 	g->kernel = get_str(l, grp, "kernel", kernel);
 	if (g->kernel && strcmp(g->kernel, "baseline") &&
-	    strcmp(g->kernel, "patched"))
-		fail(l, grp, "kernel", "'%s' is not baseline or patched", g->kernel);
+	    strcmp(g->kernel, "patched") && strcmp(g->kernel, "debian"))
+		fail(l, grp, "kernel", "'%s' is not baseline, patched or debian", g->kernel);
 	g->cmdline = get_str(l, grp, "cmdline", "");
 	g->network = get_str(l, grp, "network", NULL);
 	g->address = get_str(l, grp, "address", NULL);
