@@ -12,6 +12,7 @@
 #include "src/cache.h"
 #include "src/isolate.h"
 #include "src/stress.h"
+#include "src/interop.h"
 #include "src/run.h"
 #include "src/review.h"
 #include "src/owner.h"
@@ -38,6 +39,7 @@ static const struct command commands[] = {
 	{ "console", cmd_console, "follow a guest's serial console log" },
 	{ "exec", cmd_exec, "run a command in a guest via the guest agent" },
 	{ "run", cmd_run, "run tests or suites in the guests; verdicts + results" },
+	{ "interop", cmd_interop, "the NFS interop matrix: servers x versions x groups" },
 	{ "stress", cmd_stress, "loop tests for hours: failure rates, crash titles, dumps" },
 	{ "review", cmd_review,
 	  "the main job: both kernels, the suite on each, one row per seed" },

@@ -735,6 +735,12 @@ static GPtrArray *servers_of(struct run_ctx *c, const struct lab_test *t)
 	return out;
 }
 
+/* A filter (lab interop --servers/--vers/--groups) lets V through. */
+static bool wanted(char **only, const char *v)
+{
+	return !only || !v || g_strv_contains((const char *const *)only, v);
+}
+
 /* Instances of a test: per server (servers=) x NFS version x group, named
  * "test:server:vVERS:group" with the parts that apply. */
 static void add_instances(struct run_ctx *c, const struct lab_test *t)
@@ -749,8 +755,16 @@ static void add_instances(struct run_ctx *c, const struct lab_test *t)
 	for (si = 0; si < servers->len; si++)
 		for (vi = 0; vi == 0 || vers[vi]; vi++)
 			for (gi = 0; gi == 0 || groups[gi]; gi++) {
-				struct spec *s = g_new0(struct spec, 1);
-				GString *n = g_string_new(t->name);
+				struct guest *sv = g_ptr_array_index(servers, si);
+				struct spec *s;
+				GString *n;
+
+				if (!wanted(c->o->only_servers, sv ? sv->name : NULL) ||
+				    !wanted(c->o->only_vers, vers[vi]) ||
+				    !wanted(c->o->only_groups, groups[gi]))
+					continue;
+				s = g_new0(struct spec, 1);
+				n = g_string_new(t->name);
 
 				s->t = t;
 				s->server = g_ptr_array_index(servers, si);

@@ -13,6 +13,9 @@ struct lab_run_opts {
 	const char *dump_dir;  /* NULL: no memory dumps of guests that died */
 	bool inject_crash;     /* the first test's guest panics (sysrq-c) 2 s
 				* into it: CI proves the crash path */
+	char **only_servers;   /* NULL, or the servers= guests to use */
+	char **only_vers;      /* NULL, or the NFS versions to run */
+	char **only_groups;    /* NULL, or the groups to run */
 };
 
 /* Run tests on the instance that is up; *run_dir (optional) gets the run
