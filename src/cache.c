@@ -3,6 +3,7 @@
  * `lab cache prune [--keep N]` to free space. Nothing an instance that is
  * up still uses is ever removed. */
 #include "cache.h"
+#include "instance.h"
 #include "saved.h"
 #include "util.h"
 
@@ -32,30 +33,6 @@ static void item_clear(gpointer p)
 	g_free(it->name);
 }
 
-/* Kernels, images and tests disks an instance that is up names in its
- * state; saved states through lab_saved_in_use. */
-static bool named_by_instance(const char *path)
-{
-	char *root = lab_path("instances");
-	GDir *d = g_dir_open(root, 0, NULL);
-	const char *n;
-	bool used = false;
-
-	while (d && !used && (n = g_dir_read_name(d))) {
-		char *p = g_build_filename(root, n, "state.ini", NULL);
-		gchar *data = NULL;
-
-		if (g_file_get_contents(p, &data, NULL, NULL))
-			used = strstr(data, path) != NULL;
-		g_free(data);
-		g_free(p);
-	}
-	if (d)
-		g_dir_close(d);
-	g_free(root);
-	return used;
-}
-
 static gint64 mtime_of(const char *p)
 {
 	struct stat st;
@@ -82,7 +59,7 @@ static void scan_kind(GArray *out, const char *kind, const char *sub)
 		it.used = lab_exists(used) ? mtime_of(used) : mtime_of(it.path);
 		g_free(used);
 		it.in_use = strcmp(kind, "saved") == 0 ? lab_saved_in_use(it.path)
-						       : named_by_instance(it.path);
+						       : lab_inst_any_uses(it.path);
 		g_array_append_val(out, it);
 	}
 	if (d)

@@ -46,6 +46,54 @@ int lab_inst_open(struct lab_inst *in, bool create)
 	return 0;
 }
 
+int lab_inst_open_unlocked(struct lab_inst *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->lock_fd = -1;
+	in->dir = lab_instance_dir();
+	in->state_path = g_build_filename(in->dir, "state.ini", NULL);
+	in->state = g_key_file_new();
+	return g_key_file_load_from_file(in->state, in->state_path, G_KEY_FILE_NONE,
+					 NULL) ? 0 : -1;
+}
+
+GKeyFile *lab_inst_state_read(void)
+{
+	struct lab_inst in;
+	GKeyFile *kf = NULL;
+
+	if (lab_inst_open_unlocked(&in) == 0) {
+		kf = in.state;
+		in.state = NULL;
+	} else {
+		lab_err("instance '%s' is not up: run `lab up`", lab_instance());
+	}
+	lab_inst_close(&in);
+	return kf;
+}
+
+bool lab_inst_any_uses(const char *text)
+{
+	char *root = lab_path("instances");
+	GDir *d = g_dir_open(root, 0, NULL);
+	const char *n;
+	bool used = false;
+
+	while (d && !used && (n = g_dir_read_name(d))) {
+		char *p = g_build_filename(root, n, "state.ini", NULL);
+		gchar *data = NULL;
+
+		if (g_file_get_contents(p, &data, NULL, NULL))
+			used = strstr(data, text) != NULL;
+		g_free(data);
+		g_free(p);
+	}
+	if (d)
+		g_dir_close(d);
+	g_free(root);
+	return used;
+}
+
 void lab_inst_close(struct lab_inst *in)
 {
 	if (in->conn)

@@ -36,6 +36,17 @@ int lab_inst_teardown(struct lab_inst *in);
 /* Destroy whatever carries our tag (after a crash of lab). */
 int lab_inst_sweep(virConnectPtr c);
 
+/* The instance as it stands, for a command that holds its lock already or
+ * only reads (status, exec, restarts inside `lab run`): no lock taken.
+ * -1 when it is not up (quiet: the caller says so). */
+int lab_inst_open_unlocked(struct lab_inst *in);
+/* The running instance's state, read only; NULL (message printed) when it
+ * is not up. */
+GKeyFile *lab_inst_state_read(void);
+/* Some instance under $LAB_HOME names TEXT in its state (a saved state,
+ * kernel, image or tests disk it uses: never prune those). */
+bool lab_inst_any_uses(const char *text);
+
 /* Guests of the state: "guest NAME" groups, in file order (NULL-terminated,
  * names without the prefix; g_strfreev). */
 char **lab_inst_guests(GKeyFile *state);

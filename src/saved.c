@@ -12,6 +12,7 @@
  * domain XML. */
 #include "saved.h"
 #include "image.h"
+#include "instance.h"
 #include "util.h"
 #include "virt.h"
 
@@ -485,27 +486,10 @@ out:
 
 bool lab_saved_in_use(const char *dir)
 {
-	char *root = lab_path("instances");
-	GDir *d = g_dir_open(root, 0, NULL);
-	const char *name;
-	bool used = false;
+	char *needle = g_strdup_printf("saved-dir=%s\n", dir);
+	bool used = lab_inst_any_uses(needle);
 
-	while (d && !used && (name = g_dir_read_name(d))) {
-		char *p = g_build_filename(root, name, "state.ini", NULL);
-		gchar *data = NULL;
-
-		if (g_file_get_contents(p, &data, NULL, NULL)) {
-			char *needle = g_strdup_printf("saved-dir=%s\n", dir);
-
-			used = strstr(data, needle) != NULL;
-			g_free(needle);
-		}
-		g_free(data);
-		g_free(p);
-	}
-	if (d)
-		g_dir_close(d);
-	g_free(root);
+	g_free(needle);
 	return used;
 }
 

@@ -438,32 +438,27 @@ static char *new_id(void)
 
 static bool instance_up(void)
 {
-	char *dir = lab_instance_dir();
-	char *state = g_build_filename(dir, "state.ini", NULL);
-	bool up = lab_exists(state);
+	struct lab_inst in;
+	bool up = lab_inst_open_unlocked(&in) == 0;
 
-	g_free(dir);
-	g_free(state);
+	lab_inst_close(&in);
 	return up;
 }
 
 static char *kernel_dir_of_instance(void)
 {
-	char *dir = lab_instance_dir(), *state = g_build_filename(dir, "state.ini", NULL);
-	GKeyFile *kf = g_key_file_new();
+	struct lab_inst in;
 	char *out = NULL;
 
-	if (g_key_file_load_from_file(kf, state, G_KEY_FILE_NONE, NULL)) {
-		char **g = lab_inst_guests(kf);
+	if (lab_inst_open_unlocked(&in) == 0) {
+		char **g = lab_inst_guests(in.state);
 		char *grp = g && g[0] ? g_strdup_printf("guest %s", g[0]) : NULL;
 
-		out = grp ? g_key_file_get_string(kf, grp, "kernel-dir", NULL) : NULL;
+		out = grp ? g_key_file_get_string(in.state, grp, "kernel-dir", NULL) : NULL;
 		g_free(grp);
 		g_strfreev(g);
 	}
-	g_key_file_free(kf);
-	g_free(state);
-	g_free(dir);
+	lab_inst_close(&in);
 	return out;
 }
 

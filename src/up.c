@@ -937,10 +937,7 @@ static void record_restart(const char *guest, const char *boot)
 	char *grp = g_strdup_printf("guest %s", guest);
 
 	g_mutex_lock(&lock);
-	in.dir = lab_instance_dir();
-	in.state_path = g_build_filename(in.dir, "state.ini", NULL);
-	in.state = g_key_file_new();
-	if (g_key_file_load_from_file(in.state, in.state_path, G_KEY_FILE_NONE, NULL)) {
+	if (lab_inst_open_unlocked(&in) == 0) {
 		g_key_file_set_string(in.state, grp, "boot", boot);
 		g_key_file_set_int64(in.state, grp, "started", (gint64)time(NULL));
 		lab_inst_save(&in);
@@ -960,14 +957,10 @@ int lab_virt_restart(virConnectPtr conn, const char *guest,
 	gsize len = 0;
 	int rc = -1;
 
-	/* `lab run` holds the instance lock: only read the state here */
-	in.dir = lab_instance_dir();
-	in.state_path = g_build_filename(in.dir, "state.ini", NULL);
-	in.state = g_key_file_new();
-	in.conn = conn;
-	if (!g_key_file_load_from_file(in.state, in.state_path, G_KEY_FILE_NONE, NULL) ||
-	    restart_load(&in, guest, &r) != 0)
+	/* `lab run` (or `lab restart`) holds the instance lock */
+	if (lab_inst_open_unlocked(&in) != 0 || restart_load(&in, guest, &r) != 0)
 		goto out;
+	in.conn = conn;
 	if (lab_inst_destroy_domain(in.conn, r.domain) != 0)
 		goto out;
 	if (g_file_get_contents(r.console, &log, &len, NULL))

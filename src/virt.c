@@ -1,6 +1,7 @@
 /* virt.c - the libvirt connection, the accelerator, and the commands that
  * look at guests that are up: `lab status`, `lab console`, `lab exec`. */
 #include "virt.h"
+#include "instance.h"
 #include "agent.h"
 #include "domxml.h"
 #include "image.h"
@@ -145,20 +146,6 @@ const char *lab_virt_domain_type(const char *accel)
 
 /* ---- status, console, exec ---- */
 
-static GKeyFile *load_state(void)
-{
-	char *path = instance_file("state.ini");
-	GKeyFile *kf = g_key_file_new();
-
-	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, NULL)) {
-		lab_err("instance '%s' is not up: run `lab up`", lab_instance());
-		g_key_file_free(kf);
-		kf = NULL;
-	}
-	g_free(path);
-	return kf;
-}
-
 static const char *state_word(int s)
 {
 	switch (s) {
@@ -184,7 +171,7 @@ int cmd_status(int argc, char **argv)
 		printf("usage: lab status\n");
 		return 2;
 	}
-	if (!(st = load_state()))
+	if (!(st = lab_inst_state_read()))
 		return 1;
 	if (!(c = lab_virt_connect())) {
 		g_key_file_free(st);
@@ -336,7 +323,3 @@ int cmd_exec(int argc, char **argv)
 	return rc;
 }
 
-GKeyFile *lab_virt_state(void)
-{
-	return load_state();
-}

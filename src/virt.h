@@ -16,9 +16,6 @@ virDomainPtr lab_virt_guest(virConnectPtr conn, const char *guest);
 /* Directory of the running instance's state ($LAB_HOME/instances/NAME). */
 char *lab_instance_dir(void);
 
-/* The running instance's state.ini (guests, roles, consoles), or NULL with
- * a message saying `lab up`. */
-GKeyFile *lab_virt_state(void);
 /* libvirtd went away or stopped answering (keepalive) on this connection. */
 bool lab_virt_lost(virConnectPtr c);
 /* libvirt's last error message, for messages that name their cause. Valid
