@@ -258,6 +258,29 @@ stress_ci() {
 	./lab down >/dev/null 2>&1
 }
 
+# The interop slice: the patched client against one server of each kind
+# (knfsd on the lab's kernel, knfsd on Debian's own kernel with its initrd,
+# NFS-Ganesha), NFS 4.1, the basic group. Each cell must pass; the matrix
+# opens in a browser.
+interop_ci() {
+	local dir n
+	timeout --foreground 1800 ./lab interop --servers knfsd,knfsd-debian,ganesha \
+		--vers 4.1 --groups basic --keep >"$logs/interop.log" 2>&1
+	record "lab interop ran (client + 3 servers, v4.1, basic)" $? "$(tail -12 "$logs/interop.log")"
+	dir=$(sed -n 's/^matrix: \(.*\)\/matrix.html.*/\1/p' "$logs/interop.log" | tail -1)
+	n=$(grep -c '"verdict":"pass"' <(tr -d ' \n' <"$dir/matrix.json" | sed 's/},{/}\n{/g') 2>/dev/null)
+	[ "$n" = 3 ]
+	record "interop slice: knfsd, knfsd on Debian's kernel and ganesha pass basic on v4.1" $? \
+		"passing cells: $n; $(grep -A12 'server' "$dir/matrix.txt" 2>/dev/null | head -20)"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--dump-dom "file://$dir/matrix.html" 2>/dev/null | grep -q 'class="cellrow"'
+	record "interop matrix.html loads in headless chromium" $?
+	n=$(timeout 60 ./lab exec knfsd-debian -- uname -r 2>&1)
+	case "$n" in *-amd64) true ;; *) false ;; esac
+	record "Debian's own kernel (with its initrd) runs knfsd-debian through the same libvirt path" $? "uname -r: $n"
+	./lab down >/dev/null 2>&1
+}
+
 # A second instance of the lab on the same host survives the first's
 # up and down (ownership by tag, not by name prefix).
 second_instance() {
@@ -370,6 +393,7 @@ integration() {
 	smoke_ab
 	stress_ci
 	second_instance
+	interop_ci
 	faults
 	foreign_check
 }
