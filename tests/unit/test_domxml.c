@@ -102,6 +102,30 @@ static void test_domain_minimal(void **st)
 	g_free(xml);
 }
 
+/* Debian's own kernel boots with its initrd; the lab's kernels without.
+ * The owner tag sits in <metadata>. Both valid for libvirt's schema. */
+static void test_domain_initrd_and_owner(void **st)
+{
+	struct lab_domain_spec s = spec();
+	char *xml;
+
+	(void)st;
+	s.kernel = "/var/lib/lab/images/i/debian/vmlinuz";
+	s.initrd = "/var/lib/lab/images/i/debian/initrd.img";
+	s.owner = "<lab:owner xmlns:lab='http://lab.invalid/xmlns/owner/1' instance='lab' home='/h' created='1'/>";
+	xml = lab_domain_xml(&s);
+	validate(xml, "domain");
+	assert_non_null(strstr(xml, "<initrd>/var/lib/lab/images/i/debian/initrd.img</initrd>"));
+	assert_true(strstr(xml, "<kernel>") < strstr(xml, "<initrd>"));
+	assert_true(strstr(xml, "<initrd>") < strstr(xml, "<cmdline>"));
+	assert_non_null(strstr(xml, "<metadata>"));
+	g_free(xml);
+	s.initrd = NULL;
+	xml = lab_domain_xml(&s);
+	assert_null(strstr(xml, "<initrd>"));
+	g_free(xml);
+}
+
 static void test_mac_deterministic(void **st)
 {
 	char *a = lab_mac_for("lab-smoke"), *b = lab_mac_for("lab-smoke");
@@ -146,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_network_isolated),
 		cmocka_unit_test(test_domain_valid),
 		cmocka_unit_test(test_domain_minimal),
+		cmocka_unit_test(test_domain_initrd_and_owner),
 		cmocka_unit_test(test_mac_deterministic),
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_agent_request),
