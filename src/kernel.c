@@ -1129,6 +1129,12 @@ int cmd_check_series(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--review") == 0 && i + 1 < argc) {
 			review = argv[++i];
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: lab check-series [--review NAME]\n"
+			       "  Apply support/, bugs/ and fixes/ to a pristine tree, check that\n"
+			       "  bugs/ + fixes/ give back pristine + support/, and compile every\n"
+			       "  touched file on both kernels.\n");
+			return 0;
 		} else {
 			lab_err("usage: lab check-series [--review NAME]");
 			rc = 2;

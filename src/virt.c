@@ -166,10 +166,10 @@ int cmd_status(int argc, char **argv)
 	gchar **groups;
 	int i;
 
-	(void)argv;
 	if (argc > 1) {
-		printf("usage: lab status\n");
-		return 2;
+		printf("usage: lab status\n  The instance's guests: role, state, kernel, address, booted or\n"
+		       "  restored, uptime.\n");
+		return !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ? 0 : 2;
 	}
 	if (!(st = lab_inst_state_read()))
 		return 1;
@@ -228,6 +228,10 @@ int cmd_console(int argc, char **argv)
 	int i;
 
 	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: lab console [--no-follow] GUEST\n  Follow a guest's serial console log.\n");
+			return 0;
+		}
 		if (!strcmp(argv[i], "--no-follow"))
 			follow = false;
 		else if (argv[i][0] != '-' && !guest)
@@ -292,6 +296,13 @@ int cmd_exec(int argc, char **argv)
 	virDomainPtr d;
 	const char *guest;
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: lab exec [--timeout S] GUEST -- COMMAND [ARGS...]\n"
+		       "  Run COMMAND in GUEST through the guest agent; its output and exit\n"
+		       "  status are lab's. A command still running after S seconds (300)\n"
+		       "  is killed (exit 124).\n");
+		return 0;
+	}
 	if (i + 1 < argc && !strcmp(argv[i], "--timeout")) {
 		if (lab_parse_count(argv[i + 1], 1, 86400, &timeout) != 0)
 			timeout = 0; /* usage error below */

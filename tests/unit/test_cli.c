@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <glib.h>
 
 int lab_dispatch(int argc, char **argv);
 
@@ -127,6 +128,31 @@ static void test_up_bad_topology(void **s)
 	expect(2, "no-such-topology.ini", 4, "lab", "up", "-t", "no-such-topology");
 }
 
+/* Every command in the table answers --help with its usage (exit 0). */
+static void test_every_command_has_help(void **s)
+{
+	static const char *const cmds[] = {
+		"build", "check-series", "image", "up", "down", "restart", "status",
+		"console", "exec", "run", "stress", "interop", "review", "isolate",
+		"report", "compare", "cache",
+	};
+	size_t i;
+
+	(void)s;
+	for (i = 0; i < G_N_ELEMENTS(cmds); i++)
+		expect(0, "usage: lab", 3, "lab", cmds[i], "--help");
+}
+
+static void test_bad_numbers(void **s)
+{
+	(void)s;
+	expect(2, "whole number", 4, "lab", "run", "--duration", "10x");
+	expect(2, "whole number", 4, "lab", "review", "--duration", "-5");
+	expect(2, "usage: lab exec", 4, "lab", "exec", "--timeout", "abc");
+	expect(2, "bad argument", 4, "lab", "stress", "--loops", "many");
+	expect(2, "--keep", 4, "lab", "cache", "prune", "--keep");
+}
+
 static void test_bad_environment(void **s)
 {
 	(void)s;
@@ -159,6 +185,8 @@ int main(void)
 		cmocka_unit_test(test_up_bad_topology),
 		cmocka_unit_test(test_exec_console_args),
 		cmocka_unit_test(test_bad_environment),
+		cmocka_unit_test(test_every_command_has_help),
+		cmocka_unit_test(test_bad_numbers),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
