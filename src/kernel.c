@@ -1176,29 +1176,13 @@ out:
 static char *kmod_key(const char *from)
 {
 	char *frag = fragment_path(), *ident = tarball_identity();
-	GDir *d = g_dir_open(from, 0, NULL);
-	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
 	lab_hash *h = lab_hash_new();
-	const char *n;
-	guint i;
 
 	lab_hash_str(h, "lab-kmod-1");
 	lab_hash_str(h, RECIPE_VERSION);
 	lab_hash_str(h, ident ? ident : "");
 	lab_hash_file(h, frag);
-	while (d && (n = g_dir_read_name(d)))
-		g_ptr_array_add(names, g_strdup(n));
-	if (d)
-		g_dir_close(d);
-	g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
-	for (i = 0; i < names->len; i++) {
-		char *p = g_build_filename(from, g_ptr_array_index(names, i), NULL);
-
-		lab_hash_str(h, g_ptr_array_index(names, i));
-		lab_hash_file(h, p);
-		g_free(p);
-	}
-	g_ptr_array_free(names, TRUE);
+	lab_hash_dir(h, from);
 	g_free(frag);
 	g_free(ident);
 	return lab_hash_finish(h, KEY_LEN);

@@ -125,7 +125,7 @@ long lab_taint_bad_bits(long before, long after)
 }
 
 /* JSON strings must be UTF-8: a guest console may print anything. */
-static json_object *jnew(const char *v)
+json_object *lab_json_str(const char *v)
 {
 	char *ok;
 	json_object *o;
@@ -142,10 +142,10 @@ static json_object *report_json(const struct lab_rreport *rep)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "type", jnew(rep->type));
-	json_object_object_add(o, "title", jnew(rep->title));
-	json_object_object_add(o, "first_line", jnew(rep->first_line));
-	json_object_object_add(o, "function", jnew(rep->function));
+	json_object_object_add(o, "type", lab_json_str(rep->type));
+	json_object_object_add(o, "title", lab_json_str(rep->title));
+	json_object_object_add(o, "first_line", lab_json_str(rep->first_line));
+	json_object_object_add(o, "function", lab_json_str(rep->function));
 	json_object_object_add(o, "signature", json_object_new_boolean(rep->signature));
 	return o;
 }
@@ -156,17 +156,17 @@ static json_object *result_json(const struct lab_result *r)
 	json_object *reps = json_object_new_array();
 	guint i;
 
-	json_object_object_add(o, "name", jnew(r->name));
-	json_object_object_add(o, "test", jnew(r->test));
-	json_object_object_add(o, "seed", jnew(r->seed));
-	json_object_object_add(o, "guest", jnew(r->guest));
-	json_object_object_add(o, "kernel", jnew(r->kernel));
-	json_object_object_add(o, "verdict", jnew(lab_verdict_name(r->verdict)));
-	json_object_object_add(o, "evidence", jnew(lab_evidence_name(r->evidence)));
-	json_object_object_add(o, "reason", jnew(r->reason));
-	json_object_object_add(o, "knob", jnew(r->knob));
-	json_object_object_add(o, "dump", jnew(r->dump));
-	json_object_object_add(o, "dir", jnew(r->dir));
+	json_object_object_add(o, "name", lab_json_str(r->name));
+	json_object_object_add(o, "test", lab_json_str(r->test));
+	json_object_object_add(o, "seed", lab_json_str(r->seed));
+	json_object_object_add(o, "guest", lab_json_str(r->guest));
+	json_object_object_add(o, "kernel", lab_json_str(r->kernel));
+	json_object_object_add(o, "verdict", lab_json_str(lab_verdict_name(r->verdict)));
+	json_object_object_add(o, "evidence", lab_json_str(lab_evidence_name(r->evidence)));
+	json_object_object_add(o, "reason", lab_json_str(r->reason));
+	json_object_object_add(o, "knob", lab_json_str(r->knob));
+	json_object_object_add(o, "dump", lab_json_str(r->dump));
+	json_object_object_add(o, "dir", lab_json_str(r->dir));
 	json_object_object_add(o, "exit_code", json_object_new_int(r->exit_code));
 	json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
 	json_object_object_add(o, "taint_before", json_object_new_int64(r->taint_before));
@@ -185,11 +185,11 @@ char *lab_results_json(const struct lab_run *run)
 	char *s;
 	guint i;
 
-	json_object_object_add(o, "run", jnew(run->id));
-	json_object_object_add(o, "topology", jnew(run->topology));
-	json_object_object_add(o, "kernel", jnew(run->kernel));
-	json_object_object_add(o, "kernel_key", jnew(run->kernel_key));
-	json_object_object_add(o, "kernel_release", jnew(run->kernel_release));
+	json_object_object_add(o, "run", lab_json_str(run->id));
+	json_object_object_add(o, "topology", lab_json_str(run->topology));
+	json_object_object_add(o, "kernel", lab_json_str(run->kernel));
+	json_object_object_add(o, "kernel_key", lab_json_str(run->kernel_key));
+	json_object_object_add(o, "kernel_release", lab_json_str(run->kernel_release));
 	for (i = 0; i < run->results->len; i++)
 		json_object_array_add(arr, result_json(g_ptr_array_index(run->results, i)));
 	json_object_object_add(o, "tests", arr);

@@ -77,6 +77,9 @@ void lab_rreport_free(struct lab_rreport *r);
 long lab_taint_bad_bits(long before, long after);
 
 char *lab_results_json(const struct lab_run *run);
+/* A JSON string of valid UTF-8 (a console may print anything); NULL
+ * gives JSON null. */
+struct json_object *lab_json_str(const char *v);
 /* Text fit for XML 1.0: valid UTF-8, no forbidden control characters. */
 char *lab_xml_text(const char *s);
 char *lab_results_junit(const struct lab_run *run);

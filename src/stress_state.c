@@ -2,6 +2,7 @@
  * titles, the timeline; stress.json both ways; the Wilson interval and the
  * title normalizer. Pure, unit-tested (tests/unit/test_stress.c). */
 #include "stress.h"
+#include "results.h"
 #include "util.h"
 
 #include <json-c/json.h>
@@ -127,26 +128,13 @@ struct lab_stress_crash *lab_stress_crash_get(struct lab_stress *s, const char *
 
 /* ---- JSON out ---- */
 
-static json_object *str(const char *v)
-{
-	char *ok;
-	json_object *o;
-
-	if (!v)
-		return NULL;
-	ok = g_utf8_make_valid(v, -1);
-	o = json_object_new_string(ok);
-	g_free(ok);
-	return o;
-}
-
 static json_object *strv(GPtrArray *a)
 {
 	json_object *o = json_object_new_array();
 	guint i;
 
 	for (i = 0; a && i < a->len; i++)
-		json_object_array_add(o, str(g_ptr_array_index(a, i)));
+		json_object_array_add(o, lab_json_str(g_ptr_array_index(a, i)));
 	return o;
 }
 
@@ -157,7 +145,7 @@ static json_object *test_json(const struct lab_stress_test *t)
 	guint i;
 
 	lab_wilson(t->fail, t->runs, &lo, &hi);
-	json_object_object_add(o, "name", str(t->name));
+	json_object_object_add(o, "name", lab_json_str(t->name));
 #define N(k) json_object_object_add(o, #k, json_object_new_int64(t->k))
 	N(runs); N(pass); N(fail); N(inconclusive); N(error); N(timeout); N(skip);
 	N(window_hits); N(first_fail); N(last_fail); N(crash_streak);
@@ -184,7 +172,7 @@ static json_object *crash_json(const struct lab_stress_crash *c)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "title", str(c->title));
+	json_object_object_add(o, "title", lab_json_str(c->title));
 	json_object_object_add(o, "count", json_object_new_int64(c->count));
 	json_object_object_add(o, "first", json_object_new_int64(c->first));
 	json_object_object_add(o, "last", json_object_new_int64(c->last));
@@ -200,14 +188,14 @@ char *lab_stress_to_json(const struct lab_stress *s)
 	char *out;
 	guint i;
 
-	json_object_object_add(o, "id", str(s->id));
-	json_object_object_add(o, "topology", str(s->topology));
-	json_object_object_add(o, "kernel", str(s->kernel));
-	json_object_object_add(o, "kernel_dir", str(s->kernel_dir));
+	json_object_object_add(o, "id", lab_json_str(s->id));
+	json_object_object_add(o, "topology", lab_json_str(s->topology));
+	json_object_object_add(o, "kernel", lab_json_str(s->kernel));
+	json_object_object_add(o, "kernel_dir", lab_json_str(s->kernel_dir));
 	json_object_object_add(o, "seed", json_object_new_int64((int64_t)s->seed));
 	a = json_object_new_array();
 	for (i = 0; s->names && s->names[i]; i++)
-		json_object_array_add(a, str(s->names[i]));
+		json_object_array_add(a, lab_json_str(s->names[i]));
 	json_object_object_add(o, "names", a);
 #define N(k) json_object_object_add(o, #k, json_object_new_int64(s->k))
 	N(iteration); N(tests_run); N(duration_s); N(loops); N(steady);
@@ -216,7 +204,7 @@ char *lab_stress_to_json(const struct lab_stress *s)
 	json_object_object_add(o, "until_fail", json_object_new_boolean(s->until_fail));
 	json_object_object_add(o, "elapsed_s", json_object_new_double(s->elapsed_s));
 	json_object_object_add(o, "overhead_s", json_object_new_double(s->overhead_s));
-	json_object_object_add(o, "stop_reason", str(s->stop_reason));
+	json_object_object_add(o, "stop_reason", lab_json_str(s->stop_reason));
 	a = json_object_new_array();
 	for (i = 0; i < s->tests->len; i++)
 		json_object_array_add(a, test_json(g_ptr_array_index(s->tests, i)));

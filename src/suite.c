@@ -350,37 +350,14 @@ static int build_guest_tests(const char *dir)
 	return rc == 0 ? 0 : -1;
 }
 
-static void hash_dir(lab_hash *h, const char *dir)
-{
-	GDir *d = g_dir_open(dir, 0, NULL);
-	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	const char *n;
-	guint i;
-
-	while (d && (n = g_dir_read_name(d)))
-		g_ptr_array_add(names, g_strdup(n));
-	if (d)
-		g_dir_close(d);
-	g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
-	for (i = 0; i < names->len; i++) {
-		char *p = g_build_filename(dir, g_ptr_array_index(names, i), NULL);
-
-		lab_hash_str(h, g_ptr_array_index(names, i));
-		if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
-			lab_hash_file(h, p);
-		g_free(p);
-	}
-	g_ptr_array_free(names, TRUE);
-}
-
 static char *bin_key(const char *bin, const char *suite, const char *kmod)
 {
 	lab_hash *h = lab_hash_new();
 
 	lab_hash_str(h, "lab-tests-3");
 	lab_hash_file(h, suite);
-	hash_dir(h, bin);
-	hash_dir(h, kmod);
+	lab_hash_dir(h, bin);
+	lab_hash_dir(h, kmod);
 	return lab_hash_finish(h, 16);
 }
 

@@ -375,6 +375,29 @@ int lab_hash_file(lab_hash *h, const char *path)
 	return 0;
 }
 
+void lab_hash_dir(lab_hash *h, const char *dir)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	const char *n;
+	guint i;
+
+	while (d && (n = g_dir_read_name(d)))
+		g_ptr_array_add(names, g_strdup(n));
+	if (d)
+		g_dir_close(d);
+	g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+	for (i = 0; i < names->len; i++) {
+		char *p = g_build_filename(dir, g_ptr_array_index(names, i), NULL);
+
+		lab_hash_str(h, g_ptr_array_index(names, i));
+		if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
+			lab_hash_file(h, p);
+		g_free(p);
+	}
+	g_ptr_array_free(names, TRUE);
+}
+
 char *lab_hash_finish(lab_hash *h, size_t hex_chars)
 {
 	char *hex = g_strndup(g_checksum_get_string(h->sum), hex_chars);

@@ -63,6 +63,8 @@ typedef struct lab_hash lab_hash;
 lab_hash *lab_hash_new(void);
 void lab_hash_str(lab_hash *h, const char *s);
 int lab_hash_file(lab_hash *h, const char *path);
+/* Every regular file of a directory, names and contents, in name order. */
+void lab_hash_dir(lab_hash *h, const char *dir);
 char *lab_hash_finish(lab_hash *h, size_t hex_chars); /* frees h */
 
 /* Phase timing: "phase NAME: 12.3 s" lines, collected for a summary. */
