@@ -160,6 +160,7 @@ struct building {
 	long line;
 	enum mode mode;
 	bool panic;
+	bool crash;       /* it took in an oops, BUG or panic that followed it */
 	double last_ts;
 };
 
@@ -390,6 +391,7 @@ static void finish(struct scanner *s)
 	r->excerpt = excerpt(b->text);
 	r->line = b->line;
 	r->panic = b->panic;
+	r->absorbed_crash = b->crash;
 	g_ptr_array_add(s->reports, r);
 	building_free(b);
 	s->cur = NULL;
@@ -464,6 +466,7 @@ static bool try_start(struct scanner *s, const struct kline *k)
 	if (s->cur && absorbs(s->cur, &patterns[i])) {
 		append(s->cur, k);
 		s->cur->panic |= !strcmp(patterns[i].type, "panic");
+		s->cur->crash |= strcmp(patterns[i].type, "warning") != 0;
 	} else {
 		finish(s);
 		s->cur = start(s, &patterns[i], mi, k);

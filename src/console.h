@@ -16,6 +16,8 @@ struct lab_report {
 	char *test;       /* enclosing test, NULL outside markers */
 	long line;        /* 1-based line in the log */
 	bool panic;       /* the guest panicked inside this report */
+	bool absorbed_crash; /* an oops, BUG or panic followed it at once and
+			      * was taken into it: never "the expected report" */
 };
 
 GPtrArray *lab_console_scan(const char *text);            /* of struct lab_report*, free func set */

@@ -252,6 +252,34 @@ static void test_warn_message_kept(void **state)
 	g_ptr_array_unref(reports);
 }
 
+/* A WARNING whose body an oops follows at once: the oops is taken into the
+ * WARNING's report, which is then marked - so the runner never takes it
+ * for an expected report (006's fix WARN) and hides the oops. The plain
+ * patched WARN is not marked. */
+static void test_absorbed_crash_marked(void **state)
+{
+	const char *log =
+		"[   10.000000] lab: BEGIN t006\n"
+		"[   10.100000] ------------[ cut here ]------------\n"
+		"[   10.100001] hda-intel: zero azx_dev->period_bytes\n"
+		"[   10.100002] WARNING: CPU: 0 PID: 0 at sound/pci/hda/hda_intel.c:684 azx_position_ok+0x1/0x2\n"
+		"[   10.100003] BUG: kernel NULL pointer dereference, address: 0000000000000008\n"
+		"[   10.100004] Oops: 0000 [#1] PREEMPT SMP NOPTI\n"
+		"[   10.100005] Call Trace:\n"
+		"[   10.100006]  <TASK>\n"
+		"[   10.100007]  azx_position_check+0x1/0x2\n"
+		"[   10.200000] lab: END t006 rc=0\n";
+	GPtrArray *all = lab_console_scan(log);
+	GPtrArray *clean = scan_fixture("t006-patched-captured.log");
+
+	(void)state;
+	assert_true(all->len >= 1);
+	assert_true(((struct lab_report *)all->pdata[0])->absorbed_crash);
+	assert_false(first_report(clean)->absorbed_crash);
+	g_ptr_array_unref(all);
+	g_ptr_array_unref(clean);
+}
+
 /* An oops followed by the panic it causes: one report, marked panicked,
  * still pinned to the test although its END never came. */
 static void test_oops_then_panic(void **state)
@@ -499,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_list_corruption_excerpt),
 		cmocka_unit_test(test_warn_message_kept),
 		cmocka_unit_test(test_oops_then_panic),
+		cmocka_unit_test(test_absorbed_crash_marked),
 		cmocka_unit_test(test_excerpt_cap),
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_reports_for),
