@@ -175,6 +175,16 @@ int lab_agent_sh(virDomainPtr dom, const char *cmd, int timeout_s,
 	return lab_agent_exec(dom, argv, timeout_s, flags, res);
 }
 
+int lab_agent_exec_collect(virDomainPtr dom, long pid, int timeout_s,
+			   struct lab_exec_result *res)
+{
+	lab_exec_result_clear(res);
+	res->exit_code = -1;
+	res->timed_out = false;
+	return exec_wait(dom, pid, timeout_s, LAB_AGENT_UNINTERRUPTIBLE, NULL, NULL, res) == 0
+		? 0 : -1;
+}
+
 int lab_agent_kill(virDomainPtr dom, long pid, bool group)
 {
 	char *grp = g_strdup_printf("%s%ld", group ? "-" : "", pid);

@@ -171,12 +171,12 @@ static void truncator(const char *path)
 	while (!atomic_load(&sh->stop)) {
 		atomic_fetch_add(&sh->shrink_seq, 1);
 		atomic_store(&sh->shrinking, 1);
+		atomic_fetch_add(&sh->truncations, 1); /* shrinking truncations begun */
 		if (ftruncate(fd, page))
 			goto fail;
 		atomic_store(&sh->shrinking, 0);
 		if (ftruncate(fd, 2 * page))
 			goto fail;
-		atomic_fetch_add(&sh->truncations, 1);
 	}
 	_exit(0);
 fail:
@@ -272,13 +272,26 @@ static void show_stack(pid_t pid)
 		lab_diag("  %s", line);
 }
 
-/* Reap the killed truncator; 0 when it died within DEATH_WAIT_MS. */
-static int reap(pid_t pid, uint64_t *died_ms)
+struct tally {
+	int hits, triggers, restarts, oopses;
+	uint64_t max_death_ms;
+};
+
+static const char *const oops_pats[] = {
+	"BUG:", "Oops", "nfs_commit_release_pages", "general protection", NULL,
+};
+
+/* Reap the killed truncator. 0 when it died within DEATH_WAIT_MS, 1 when
+ * the kernel oopsed meanwhile (baseline: the truncator may never die, and
+ * the counts must get out first), -1 when it stays alive. */
+static int reap(pid_t pid, int kfd, struct tally *t, uint64_t *died_ms)
 {
 	uint64_t start = lab_now_ms();
 	int status;
 
 	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if ((t->oopses = lab_kmsg_grep(kfd, oops_pats, 4)) > 0)
+			return 1;
 		if (lab_now_ms() - start > DEATH_WAIT_MS)
 			return -1;
 		lab_sleep_us(1000);
@@ -287,48 +300,63 @@ static int reap(pid_t pid, uint64_t *died_ms)
 	return 0;
 }
 
-struct tally {
-	int hits, triggers, restarts;
-	uint64_t max_death_ms;
-};
-
-static void kill_in_window(const char *path, struct tally *t)
+/* 0: a new truncator runs; 1: the kernel oopsed; -1: setup broke. */
+static int kill_in_window(const char *path, int kfd, struct tally *t)
 {
-	uint64_t died;
+	uint64_t died = 0;
+	int r;
 
 	if (t->hits++ == 0) {
 		lab_diag("window hit: truncator stack when the observer saw it wait:");
 		show_stack(trunc_pid);
 	}
 	kill(trunc_pid, SIGKILL);
-	if (reap(trunc_pid, &died)) {
-		lab_diag("killed truncator still alive after %d s", DEATH_WAIT_MS / 1000);
+	lab_kmsg("window hit %d: truncator %d killed in nfs_wait_on_request under nfs_wb_folio_cancel",
+		 t->hits, (int)trunc_pid);
+	r = reap(trunc_pid, kfd, t, &died);
+	if (r != 0) {
+		if (r < 0)
+			lab_diag("killed truncator still alive after %d s", DEATH_WAIT_MS / 1000);
 		trunc_pid = -1;
-		return;
+		return r;
 	}
 	if (died > t->max_death_ms)
 		t->max_death_ms = died;
 	trunc_pid = spawn(truncator, path);
 	observe(trunc_pid);
 	t->restarts++;
+	return 0;
 }
 
 /* The controller: wake the writer when the truncator's flush is over,
- * kill the truncator when the observer sees it wait in the window. */
+ * kill the truncator when the observer sees it wait in the window. It
+ * stops as soon as the kernel oopses (baseline): NFS is then wedged, and
+ * the counts must be out before anything waits on it. */
 static int control(const char *path, unsigned long duration_s,
-		   unsigned long min_hits, struct tally *t)
+		   unsigned long min_hits, int kfd, struct tally *t)
 {
-	uint64_t end = lab_now_ms() + duration_s * 1000;
+	uint64_t end = lab_now_ms() + duration_s * 1000, next_look = 0;
 	long last_synced = observed("synced");
 	int status;
 
 	while (lab_now_ms() < end && (unsigned long)t->hits < min_hits) {
 		long synced = observed("synced");
 
-		if (trunc_pid < 0 || waitpid(trunc_pid, &status, WNOHANG) == trunc_pid)
+		if (t->hits && lab_now_ms() >= next_look) {
+			next_look = lab_now_ms() + 200;
+			if ((t->oopses = lab_kmsg_grep(kfd, oops_pats, 4)) > 0)
+				return LAB_PASS;
+		}
+		if (trunc_pid < 0)
+			return LAB_ERROR;
+
+		if (waitpid(trunc_pid, &status, WNOHANG) == trunc_pid)
 			return LAB_ERROR;	/* died on its own: setup broke */
 		if (observed("waiting") == trunc_pid) {
-			kill_in_window(path, t);
+			int r = kill_in_window(path, kfd, t);
+
+			if (r)
+				return r > 0 ? LAB_PASS : LAB_ERROR;
 		} else if (synced != last_synced && atomic_load(&sh->shrinking)) {
 			atomic_fetch_add(&sh->go, 1);
 			lab_futex(&sh->go, FUTEX_WAKE, 1, NULL);
@@ -337,7 +365,7 @@ static int control(const char *path, unsigned long duration_s,
 		last_synced = synced;
 		lab_sleep_us(POLL_US);
 	}
-	return trunc_pid < 0 ? LAB_ERROR : LAB_PASS;
+	return LAB_PASS;
 }
 
 /* Stop the children; ones stuck in the kernel are left behind, named. */
@@ -407,6 +435,26 @@ static void make_file(const char *path)
 	close(fd);
 }
 
+/* Per run: truncations, window entries, killed and interrupted waits (the
+ * observer's), window hits (kills in the window), oopses seen. */
+static void report(const struct tally *t)
+{
+	lab_diag("truncations=%ld triggers=%d woken_cycles=%d free_cycles=%d sigbus=%d",
+		 atomic_load(&sh->truncations), t->triggers,
+		 atomic_load(&sh->woken_cycles), atomic_load(&sh->free_cycles),
+		 atomic_load(&sh->sigbus));
+	lab_diag("observer: synced=%ld window_entries=%ld killed_waits=%ld interrupted_waits=%ld",
+		 observed("synced"), observed("waits"), observed("killed_waits"),
+		 observed("interrupted"));
+	lab_diag("restarts=%d slowest killed-truncator exit=%llu ms fifo_denied=%d oopses=%d",
+		 t->restarts, (unsigned long long)t->max_death_ms,
+		 atomic_load(&sh->fifo_denied), t->oopses);
+	lab_diag("window_hits=%d", t->hits);
+	lab_kmsg("counts: truncations=%ld window_entries=%ld killed_waits=%ld interrupted_waits=%ld window_hits=%d",
+		 atomic_load(&sh->truncations), observed("waits"), observed("killed_waits"),
+		 observed("interrupted"), t->hits);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long duration = lab_env_ulong("LAB_DURATION", 120);
@@ -416,9 +464,6 @@ int main(int argc, char **argv)
 		.seed = "008",
 		.title = "NFS: SIGKILL during truncate's wait for a COMMIT must not oops",
 		.bound_s = duration + 60,
-	};
-	static const char *const pats[] = {
-		"BUG:", "Oops", "nfs_commit_release_pages", "general protection", NULL,
 	};
 	struct tally t = { 0 };
 	char path[PATH_MAX];
@@ -444,28 +489,14 @@ int main(int argc, char **argv)
 	writer_pid = spawn(writer, path);
 	trunc_pid = spawn(truncator, path);
 	observe(trunc_pid);
-	code = control(path, duration, min_hits, &t);
+	code = control(path, duration, min_hits, kfd, &t);
+	/* the counts first: on baseline NFS is wedged and the cleanup below
+	 * may be cut short by the runner */
+	report(&t);
 	stop_children();
 	remove_file(path);
-	lab_diag("observer: synced=%ld window_entries=%ld killed_waits=%ld interrupted_waits=%ld",
-		 observed("synced"), observed("waits"), observed("killed_waits"),
-		 observed("interrupted"));
 	observer_unload();
-
-	lab_diag("truncations=%ld triggers=%d woken_cycles=%d free_cycles=%d sigbus=%d",
-		 atomic_load(&sh->truncations), t.triggers,
-		 atomic_load(&sh->woken_cycles), atomic_load(&sh->free_cycles),
-		 atomic_load(&sh->sigbus));
-	lab_diag("restarts=%d slowest killed-truncator exit=%llu ms fifo_denied=%d",
-		 t.restarts, (unsigned long long)t.max_death_ms,
-		 atomic_load(&sh->fifo_denied));
-	if (atomic_load(&sh->writer_errno) || atomic_load(&sh->trunc_errno))
-		lab_diag("writer errno %s, truncator errno %s",
-			 lab_errname(-atomic_load(&sh->writer_errno)),
-			 lab_errname(-atomic_load(&sh->trunc_errno)));
-	lab_diag("window_hits=%d", t.hits);
-
-	splat = lab_kmsg_grep(kfd, pats, 8);
+	splat = t.oopses + lab_kmsg_grep(kfd, oops_pats, 8);
 	if (splat)
 		lab_end(LAB_FAIL, "the kernel oopsed after %d window hit(s)", t.hits);
 	if (code != LAB_PASS)

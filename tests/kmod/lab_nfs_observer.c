@@ -90,7 +90,8 @@ static int wait_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	WRITE_ONCE(waiting, 0);
 	if (fatal_signal_pending(current))
 		WRITE_ONCE(killed_waits, READ_ONCE(killed_waits) + 1);
-	if ((long)regs_return_value(regs) < 0)
+	/* an int return value: only the low 32 bits of rax hold it */
+	if ((int)regs_return_value(regs) < 0)
 		WRITE_ONCE(interrupted, READ_ONCE(interrupted) + 1);
 	return 0;
 }
