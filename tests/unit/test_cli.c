@@ -126,6 +126,22 @@ static void test_up_bad_topology(void **s)
 	expect(2, "no-such-topology.ini", 4, "lab", "up", "-t", "no-such-topology");
 }
 
+/* check-topology loads and validates only: a summary, or the error. */
+static void test_check_topology(void **s)
+{
+	(void)s;
+	expect(0, "topology smoke: 1 guest, 1 network, 1 vCPU, 1024 MiB", 3, "lab",
+	       "check-topology", "smoke");
+	expect(0, "nfs-client", 4, "lab", "check-topology", "smoke", "nfs");
+	expect(2, "duplicate-address.ini:14: [guest b] address", 3, "lab",
+	       "check-topology", "tests/unit/topologies/duplicate-address.ini");
+	expect(2, "no-such-topology.ini", 3, "lab", "check-topology",
+	       "no-such-topology");
+	expect(2, "unknown option --fast", 3, "lab", "check-topology", "--fast");
+	expect(0, "usage: lab check-topology", 3, "lab", "check-topology", "--help");
+	expect(0, "check-topology", 2, "lab", "help");
+}
+
 static void test_bad_environment(void **s)
 {
 	(void)s;
@@ -156,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_build_args),
 		cmocka_unit_test(test_up_args),
 		cmocka_unit_test(test_up_bad_topology),
+		cmocka_unit_test(test_check_topology),
 		cmocka_unit_test(test_exec_console_args),
 		cmocka_unit_test(test_bad_environment),
 	};
