@@ -279,25 +279,28 @@ char *lab_results_junit(const struct lab_run *run)
 	return g_string_free(x, FALSE);
 }
 
+/* A loaded result may have no reason ("reason": null): say nothing then. */
 char *lab_result_ktap_line(const struct lab_result *r, int n)
 {
 	const char *title = first_title(r);
+	const char *reason = r->reason ? r->reason : "";
+	bool add_title = title && !strstr(reason, title);
 
 	switch (r->verdict) {
 	case LAB_PASS:
 		return g_strdup_printf("ok %d %s", n, r->name);
 	case LAB_SKIP:
-		return g_strdup_printf("ok %d %s # SKIP %s", n, r->name, r->reason);
+		return g_strdup_printf("ok %d %s # SKIP %s", n, r->name, reason);
 	case LAB_INCONCLUSIVE:
 		return g_strdup_printf("ok %d %s # SKIP inconclusive: %s", n, r->name,
-				       r->reason);
+				       reason);
 	case LAB_TIMEOUT:
-		return g_strdup_printf("not ok %d %s # TIMEOUT %s", n, r->name, r->reason);
+		return g_strdup_printf("not ok %d %s # TIMEOUT %s", n, r->name, reason);
 	default:
 		return g_strdup_printf("not ok %d %s # %s%s%s%s", n, r->name,
-				       r->verdict == LAB_ERROR ? "ERROR " : "", r->reason,
-				       title && !strstr(r->reason, title) ? " :: " : "",
-				       title && !strstr(r->reason, title) ? title : "");
+				       r->verdict == LAB_ERROR ? "ERROR " : "", reason,
+				       add_title && *reason ? " :: " : "",
+				       add_title ? title : "");
 	}
 }
 
@@ -321,6 +324,7 @@ int lab_results_write(const struct lab_run *run)
 /* What lab writes is far below these; a file past them is not lab's. */
 #define MAX_RESULTS_BYTES (16 << 20)
 #define MAX_STRING_BYTES 65536
+#define WHOLE_DOUBLE_MAX 9007199254740992.0 /* 2^53 */
 
 struct loader {
 	const char *path;
@@ -369,7 +373,9 @@ static char *jstr(struct loader *l, json_object *o, const char *k, bool need)
 }
 
 /* A whole number in min..max; def when absent or null. A double must be
- * whole and in range before it is converted (NaN would not be). */
+ * whole and in range before it is converted: converting NaN, or 2^63 (that
+ * (double)LONG_MAX rounds up to), is undefined. Past 2^53 a double is not
+ * a count anyway. */
 static long jnum(struct loader *l, json_object *o, const char *k, long def,
 		 long min, long max)
 {
@@ -383,7 +389,8 @@ static long jnum(struct loader *l, json_object *o, const char *k, long def,
 		n = (long)json_object_get_int64(v);
 	} else if (json_object_is_type(v, json_type_double)) {
 		d = json_object_get_double(v);
-		if (!(d >= (double)min && d <= (double)max) || d != (double)(long)d) {
+		if (!(d >= (double)min && d <= (double)max && d > -WHOLE_DOUBLE_MAX &&
+		      d < WHOLE_DOUBLE_MAX) || d != (double)(long)d) {
 			bad(l, k, "not a whole number in range");
 			return def;
 		}

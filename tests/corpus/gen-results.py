@@ -53,6 +53,8 @@ case("ok-script", run(id=S, run=S, topology=S, kernel=S, kernel_release=S,
             test(seed="010", name="t010" + S, reason=S, verdict="pass", evidence="none", reports=[])]), "loads")
 case("ok-unicode", run(tests=[test(reason="naïve ☃ \u202e reversed", name="t\u00e9")]), "loads")
 case("ok-long-string", run(tests=[test(reason="r" * 65536)]), "loads")
+# a failure without a reason: its KTAP line took strstr(NULL) (fuzz_results)
+case("ok-fail-no-reason", run(tests=[test(reason=DROP), test(name="t2", reason=None, verdict="error")]), "loads")
 case("ok-whole-double", run(tests=[test(exit_code=1.0, taint_after=512.0)]), "loads")
 
 # wrong types
@@ -82,6 +84,9 @@ case("evidence-unknown", run(tests=[test(evidence="maybe")]), "tests[0].evidence
 case("exit-code-huge", run(tests=[test(exit_code=4294967297)]), "tests[0].exit_code: out of range")
 case("exit-code-fraction", run(tests=[test(exit_code=1.5)]), "tests[0].exit_code: not a whole number in range")
 case("exit-code-1e308", run(tests=[test(exit_code=1e308)]), "tests[0].exit_code: not a whole number in range")
+# (double)LONG_MAX is 2^63: converting it to long was undefined (UBSan)
+case("window-hits-2p63", b'{"tests": [{"name": "a", "verdict": "pass", "window_hits": 9.3e18}]}', "tests[0].window_hits: not a whole number in range")
+case("taint-2p63", b'{"tests": [{"name": "a", "verdict": "pass", "taint_after": 9223372036854775808.0}]}', "tests[0].taint_after: not a whole number in range")
 case("taint-negative", run(tests=[test(taint_before=-5)]), "tests[0].taint_before: out of range")
 case("window-int64-min", b'{"tests": [{"name": "a", "verdict": "pass", "window_hits": -9223372036854775808}]}', "tests[0].window_hits: out of range")
 case("seconds-negative", run(tests=[test(seconds=-1)]), "tests[0].seconds: out of range")

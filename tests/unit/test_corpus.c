@@ -2,8 +2,9 @@
  * is listed in its directory's expected.tsv with what it must give.
  *   topologies/NAME.ini the loader's error (FILE:LINE: [GROUP] KEY: why) or
  *                     "loads";
- *   results/NAME.json the results loader's error, or "loads" (and then the
- *                     review's HTML built from it has no markup of its own);
+ *   results/NAME.json the results loader's error, or "loads" (and then it
+ *                     renders: JSON, JUnit, KTAP lines, and the review's HTML
+ *                     with no markup of its own);
  *   consoles/NAME.log the number of reports the scanner finds (no crash). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -59,6 +60,25 @@ static char *html_of(struct lab_run *run)
 	return html;
 }
 
+/* What lab makes of a loaded run besides the HTML: JSON, JUnit, KTAP. */
+static bool renders(const struct lab_run *run)
+{
+	char *json = lab_results_json(run), *junit = lab_results_junit(run);
+	bool ok = json && junit && g_utf8_validate(json, -1, NULL);
+	guint i;
+
+	for (i = 0; i < run->results->len; i++) {
+		char *line = lab_result_ktap_line(g_ptr_array_index(run->results, i),
+						  (int)i + 1);
+
+		ok &= line && !strstr(line, "(null)");
+		g_free(line);
+	}
+	g_free(json);
+	g_free(junit);
+	return ok;
+}
+
 static char *check_results(const char *path, const char *expect)
 {
 	char *err = NULL, *html, *why = NULL;
@@ -69,8 +89,8 @@ static char *check_results(const char *path, const char *expect)
 			why = g_strdup_printf("gave '%s'", run ? "a run" : err);
 	} else if (!run) {
 		why = g_strdup_printf("refused: %s", err);
-	} else if (!(html = html_of(run))) {
-		why = g_strdup("no report");
+	} else if (!(html = html_of(run)) || !renders(run)) {
+		why = g_strdup("no report, or it does not render");
 	} else {
 		if (strstr(html, "<script"))
 			why = g_strdup("its HTML report holds a <script> element");
