@@ -110,17 +110,13 @@ static char *shown(const char *v)
 static void vfail_at(struct loader *l, int line, const char *group,
 		     const char *key, const char *fmt, va_list ap)
 {
-	char *where = line > 0 ? g_strdup_printf("%s:%d", l->path, line)
-			       : g_strdup(l->path);
-	char *g = group ? shown(group) : NULL, *k = key ? shown(key) : NULL;
-	char *msg;
+	char *where, *g, *k, *msg;
 
-	if (l->err) { /* keep the first error: it is the cause */
-		g_free(where);
-		g_free(g);
-		g_free(k);
+	if (l->err) /* keep the first error: it is the cause */
 		return;
-	}
+	where = line > 0 ? g_strdup_printf("%s:%d", l->path, line) : g_strdup(l->path);
+	g = group ? shown(group) : NULL;
+	k = key ? shown(key) : NULL;
 	msg = g_strdup_vprintf(fmt, ap);
 	if (g && k)
 		l->err = g_strdup_printf("%s: [%s] %s: %s", where, g, k, msg);
