@@ -33,9 +33,9 @@ const char *const lab_known_roles[] = {
 #define MIN_DISK_MIB 16
 #define MAX_DISK_MIB 65536
 /* The kernel keeps 2048 bytes of command line (x86); lab's own part and
- * this one must fit, or the kernel cuts it without a word. */
+ * this one must fit, or the kernel cuts it without a word. Bytes. */
 #define MAX_CMDLINE 1024
-#define MAX_DESCRIPTION 256
+#define MAX_DESCRIPTION 256 /* characters */
 #define SHOWN_MAX 48 /* characters of a bad value quoted in a message */
 
 /* Scratch disks are vdc, vdd, ... and the tests disk follows them: all
@@ -205,17 +205,15 @@ static bool plain_number(const char *s, long *v)
 	return true;
 }
 
-/* NULL when text is fine for a command line or a terminal, else why. */
-static const char *text_error(const char *s, long max)
+/* Text for a command line or a terminal: no control character. */
+static bool has_control(const char *s)
 {
 	const char *p;
 
-	if (g_utf8_strlen(s, -1) > max)
-		return "is too long";
 	for (p = s; *p; p = g_utf8_next_char(p))
 		if (g_unichar_iscntrl(g_utf8_get_char(p)))
-			return "holds a control character";
-	return NULL;
+			return true;
+	return false;
 }
 
 /* ---- prescan: the lines as GKeyFile reads them ---- */
@@ -649,16 +647,18 @@ static void parse_role(struct loader *l, const char *grp, struct lab_guest *g)
 static void parse_cmdline(struct loader *l, const char *grp,
 			  struct lab_guest *g)
 {
-	const char *why;
 	const char *p;
 	int quotes = 0;
 
 	g->cmdline = get_str(l, grp, "cmdline", "");
 	if (!g->cmdline)
 		return;
-	if ((why = text_error(g->cmdline, MAX_CMDLINE))) {
-		fail(l, grp, "cmdline", "%s (at most %d characters, none a control character)",
-		     why, MAX_CMDLINE);
+	if (strlen(g->cmdline) > MAX_CMDLINE) {
+		fail(l, grp, "cmdline", "longer than %d bytes", MAX_CMDLINE);
+		return;
+	}
+	if (has_control(g->cmdline)) {
+		fail(l, grp, "cmdline", "holds a control character");
 		return;
 	}
 	/* the kernel quotes with " only: an open one swallows the rest of
@@ -808,10 +808,11 @@ static void parse_header(struct loader *l, struct lab_topology *t)
 	if (t->name && (why = name_error(t->name)))
 		bad_value(l, "topology", "name", t->name, why);
 	t->description = get_str(l, "topology", "description", "");
-	if (t->description && (why = text_error(t->description, MAX_DESCRIPTION)))
-		fail(l, "topology", "description",
-		     "%s (at most %d characters, none a control character)", why,
+	if (t->description && g_utf8_strlen(t->description, -1) > MAX_DESCRIPTION)
+		fail(l, "topology", "description", "longer than %d characters",
 		     MAX_DESCRIPTION);
+	else if (t->description && has_control(t->description))
+		fail(l, "topology", "description", "holds a control character");
 }
 
 static void parse_groups(struct loader *l, struct lab_topology *t,

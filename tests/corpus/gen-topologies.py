@@ -68,7 +68,7 @@ case("empty-file", b"", "missing [topology] section")
 case("missing-topology", b"[network lab0]\n\n" + guest(), "missing [topology] section")
 case("no-guests", b"[topology]\nname=bad\n\n[network lab0]\n", ":1: [topology]: no [guest NAME] sections")
 case("huge-file", b"[topology]\nname=bad\n" + (b"#" + b"x" * 1023 + b"\n") * 65, "more than a topology's 65536")
-case("huge-line", one(b"cmdline=" + b"a" * 60000 + b"\n"), ":8: [guest a] cmdline: is too long")
+case("huge-line", one(b"cmdline=" + b"a" * 60000 + b"\n"), ":8: [guest a] cmdline: longer than 1024 bytes")
 
 # numbers
 case("memory-unit-gib", one(b"memory=512 GiB\n"), ":8: [guest a] memory: '512 GiB' is not a plain decimal number of MiB")
@@ -116,10 +116,11 @@ case("cmdline-escape-char", one(b"cmdline=\x1b[31mred\n"), ":8: [guest a] cmdlin
 case("cmdline-del", one(b"cmdline=quiet\x7f\n"), ":8: [guest a] cmdline: holds a control character")
 case("cmdline-c1", one(b"cmdline=quiet\xc2\x9b\n"), ":8: [guest a] cmdline: holds a control character")
 case("cmdline-quote", one(b'cmdline=dyndbg="func print_constraints_debug +p\n'), ":8: [guest a] cmdline: 'dyndbg=\"func print_constraints_debug +p' has an unbalanced")
-case("cmdline-long", one(b"cmdline=" + b"x" * 1025 + b"\n"), ":8: [guest a] cmdline: is too long (at most 1024 characters")
+case("cmdline-long", one(b"cmdline=" + b"x" * 1025 + b"\n"), ":8: [guest a] cmdline: longer than 1024 bytes")
+case("cmdline-long-utf8", one(b"cmdline=" + "é".encode() * 513 + b"\n"), ":8: [guest a] cmdline: longer than 1024 bytes")
 case("cmdline-bad-escape", one(b"cmdline=a\\qb\n"), ":8: [guest a] cmdline: bad escape sequence")
 case("description-control", b"[topology]\nname=bad\ndescription=ding\x07\n", ":3: [topology] description: holds a control character")
-case("description-long", b"[topology]\nname=bad\ndescription=" + b"d" * 257 + b"\n", ":3: [topology] description: is too long")
+case("description-long", b"[topology]\nname=bad\ndescription=" + b"d" * 257 + b"\n", ":3: [topology] description: longer than 256 characters")
 case("topology-kernel", b"[topology]\nname=bad\nkernel=mainline\n\n[network lab0]\n\n" + guest(), ":3: [topology] kernel: 'mainline' is not baseline or patched")
 case("kernel-bad-escape", b"[topology]\nname=bad\nkernel=base\\line\n\n[network lab0]\n\n" + guest(), ":3: [topology] kernel: bad escape sequence")
 
