@@ -12,7 +12,7 @@ SRCS    := $(sort $(wildcard src/*.c))
 OBJS    := $(SRCS:.c=.o)
 UNIT    := $(patsubst %.c,%,$(sort $(wildcard tests/unit/test_*.c)))
 
-.PHONY: all deps check unit integration cppcheck clean review
+.PHONY: all deps check unit integration cppcheck clean review fuzz fuzz-build valgrind
 
 all: lab
 
@@ -39,11 +39,51 @@ tests/unit/%: tests/unit/%.c tests/unit/lab_nomain.o $(OBJS)
 unit: $(UNIT)
 	@bash tests/run-unit.sh $(UNIT)
 
+# Fuzzers: clang's libFuzzer with ASan and UBSan over the lab's own sources
+# (built apart in fuzz/obj). `make fuzz` runs each for FUZZ_SECONDS seeded
+# from tests/corpus; findings go to FUZZ_DIR, outside the repository.
+# `make fuzz-topology` (console, results) runs one.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     ?= /tmp/lab-fuzz
+FUZZ_CFLAGS  := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-DLAB_FUZZ_SRC='"$(CURDIR)"' $(shell pkg-config --cflags $(PKGS))
+FUZZERS      := $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
+FUZZ_OBJS    := $(SRCS:src/%.c=fuzz/obj/%.o)
+
+fuzz/obj/%.o: src/%.c $(wildcard src/*.h)
+	@mkdir -p fuzz/obj
+	@echo "  CC      $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+fuzz/bin/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_OBJS)
+	@mkdir -p fuzz/bin
+	@echo "  LD      $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
+
+# kept between builds: make would delete them as intermediates
+.SECONDARY: $(FUZZ_OBJS)
+
+fuzz-build: $(FUZZERS:%=fuzz/bin/fuzz_%)
+
+fuzz: fuzz-build
+	@rc=0; for f in $(FUZZERS); do \
+		FUZZ_DIR=$(FUZZ_DIR) bash fuzz/run.sh $$f $(FUZZ_SECONDS) || rc=1; \
+	done; exit $$rc
+
+fuzz-%: fuzz/bin/fuzz_%
+	@FUZZ_DIR=$(FUZZ_DIR) bash fuzz/run.sh $* $(FUZZ_SECONDS)
+
 # variableScope is off: kernel style declares locals at the top of a block.
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 \
 		--enable=warning,style,performance,portability \
-		--suppress=variableScope --std=c11 --inline-suppr -I src lab.c src/*.c
+		--suppress=variableScope --std=c11 --inline-suppr -I src lab.c src/*.c fuzz/*.c
+
+# lab's file-reading commands under valgrind's memcheck (tests/valgrind.sh).
+valgrind: lab
+	@bash tests/valgrind.sh
 
 # Everything: unit tests, static checks, then the integration tests that
 # build kernels and boot real guests. `.ci/run` calls exactly this.
@@ -56,3 +96,4 @@ review: lab
 
 clean:
 	rm -f lab lab.o $(OBJS) $(UNIT) tests/unit/*.o
+	rm -rf fuzz/obj fuzz/bin

@@ -16,6 +16,7 @@
 #include "src/run.h"
 #include "src/review.h"
 #include "src/owner.h"
+#include "src/topology.h"
 
 #define LAB_VERSION "0.1"
 
@@ -32,6 +33,8 @@ static const struct command commands[] = {
 	{ "check-series", cmd_check_series,
 	  "apply bugs/ + fixes/ to a pristine tree and compile what they touch" },
 	{ "image", cmd_image, "build the Debian guest base image (mmdebstrap)" },
+	{ "check-topology", cmd_check_topology,
+	  "load and validate topologies, print a summary; creates nothing" },
 	{ "up", cmd_up, "bring a topology's guests up and wait until ready" },
 	{ "down", cmd_down, "destroy the guests and network, remove overlays" },
 	{ "restart", cmd_restart, "bring one guest back to its ready state (saved state)" },
@@ -56,7 +59,7 @@ static void usage(FILE *out)
 
 	fprintf(out, "usage: lab COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; i < G_N_ELEMENTS(commands); i++)
-		fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].help);
+		fprintf(out, "  %-15s %s\n", commands[i].name, commands[i].help);
 	fprintf(out, "\nLAB_HOME=%s (cache, kernels, images, runs)\n", lab_home());
 	fprintf(out, "`lab COMMAND --help` shows a command's options.\n");
 }

@@ -6,6 +6,8 @@ set -euo pipefail
 pkgs=(
 	# build the CLI and its tests
 	gcc make pkg-config libvirt-dev libglib2.0-dev libjson-c-dev libcmocka-dev cppcheck
+	# fuzz the parsers (libFuzzer), memcheck, lint the shell
+	clang libclang-rt-14-dev valgrind shellcheck
 	# run guests: libvirt + QEMU, validate XML
 	libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
 	# kernels: source, build dependencies, ccache, quilt for humans

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -280,26 +281,29 @@ char *lab_results_junit(const struct lab_run *run)
 	return g_string_free(x, FALSE);
 }
 
+/* A loaded result may have no reason ("reason": null): say nothing then. */
 char *lab_result_ktap_line(const struct lab_result *r, int n)
 {
 	const char *title = first_title(r);
+	const char *reason = r->reason ? r->reason : "";
+	bool add_title = title && !strstr(reason, title);
 
 	switch (r->verdict) {
 	case LAB_PASS:
 		return g_strdup_printf("ok %d %s", n, r->name);
 	case LAB_SKIP:
-		return g_strdup_printf("ok %d %s # SKIP %s", n, r->name, r->reason);
+		return g_strdup_printf("ok %d %s # SKIP %s", n, r->name, reason);
 	case LAB_INCONCLUSIVE:
 		return g_strdup_printf("ok %d %s # SKIP %s%s", n, r->name,
-				       g_str_has_prefix(r->reason, "inconclusive") ? "" : "inconclusive: ",
-				       r->reason);
+				       g_str_has_prefix(reason, "inconclusive") ? "" : "inconclusive: ",
+				       reason);
 	case LAB_TIMEOUT:
-		return g_strdup_printf("not ok %d %s # TIMEOUT %s", n, r->name, r->reason);
+		return g_strdup_printf("not ok %d %s # TIMEOUT %s", n, r->name, reason);
 	default:
 		return g_strdup_printf("not ok %d %s # %s%s%s%s", n, r->name,
-				       r->verdict == LAB_ERROR ? "ERROR " : "", r->reason,
-				       title && !strstr(r->reason, title) ? " :: " : "",
-				       title && !strstr(r->reason, title) ? title : "");
+				       r->verdict == LAB_ERROR ? "ERROR " : "", reason,
+				       add_title && *reason ? " :: " : "",
+				       add_title ? title : "");
 	}
 }
 
@@ -320,21 +324,31 @@ int lab_results_write(const struct lab_run *run)
 
 /* ---- loading: a malformed file is a message, never a crash ---- */
 
+/* What lab writes is far below these; a file past them is not lab's. */
+#define MAX_RESULTS_BYTES (16 << 20)
+#define MAX_STRING_BYTES 65536
+#define WHOLE_DOUBLE_MAX 9007199254740992.0 /* 2^53 */
+
 struct loader {
 	const char *path;
 	char *err;
+	char at[64]; /* "tests[2]." or "tests[2].reports[0].": where we are */
+	size_t test;
 };
 
 static void bad(struct loader *l, const char *where, const char *what)
 {
 	if (!l->err)
-		l->err = g_strdup_printf("%s: %s: %s", l->path, where, what);
+		l->err = g_strdup_printf("%s: %s%s: %s", l->path, l->at, where, what);
 }
 
-/* A string member (NULL when absent or null); wrong type is an error. */
+/* A string member (NULL when absent or null); wrong type is an error, and
+ * so is text no report may carry: a NUL, invalid UTF-8 (json-c lets an
+ * overlong form through), a huge string. */
 static char *jstr(struct loader *l, json_object *o, const char *k, bool need)
 {
 	json_object *v;
+	const char *s;
 
 	if (!json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null)) {
 		if (need)
@@ -345,28 +359,96 @@ static char *jstr(struct loader *l, json_object *o, const char *k, bool need)
 		bad(l, k, "not a string");
 		return NULL;
 	}
-	return g_strdup(json_object_get_string(v));
+	s = json_object_get_string(v);
+	if (strlen(s) != (size_t)json_object_get_string_len(v)) {
+		bad(l, k, "holds a NUL character");
+		return NULL;
+	}
+	if (!g_utf8_validate(s, -1, NULL)) {
+		bad(l, k, "not valid UTF-8");
+		return NULL;
+	}
+	if (json_object_get_string_len(v) > MAX_STRING_BYTES) {
+		bad(l, k, "longer than 65536 bytes");
+		return NULL;
+	}
+	return g_strdup(s);
 }
 
-static long jnum(struct loader *l, json_object *o, const char *k, long def)
+/* A whole number in min..max; def when absent or null. A double must be
+ * whole and in range before it is converted: converting NaN, or 2^63 (that
+ * (double)LONG_MAX rounds up to), is undefined. Past 2^53 a double is not
+ * a count anyway. */
+static long jnum(struct loader *l, json_object *o, const char *k, long def,
+		 long min, long max)
+{
+	json_object *v;
+	double d;
+	long n;
+
+	if (!json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
+		return def;
+	if (json_object_is_type(v, json_type_int)) {
+		n = (long)json_object_get_int64(v);
+	} else if (json_object_is_type(v, json_type_double)) {
+		d = json_object_get_double(v);
+		if (!(d >= (double)min && d <= (double)max && d > -WHOLE_DOUBLE_MAX &&
+		      d < WHOLE_DOUBLE_MAX) || d != (double)(long)d) {
+			bad(l, k, "not a whole number in range");
+			return def;
+		}
+		n = (long)d;
+	} else {
+		bad(l, k, "not a number");
+		return def;
+	}
+	if (n < min || n > max) {
+		bad(l, k, "out of range");
+		return def;
+	}
+	return n;
+}
+
+/* seconds: a finite number, not negative. */
+static double jseconds(struct loader *l, json_object *o)
+{
+	json_object *v;
+	double d;
+
+	if (!json_object_object_get_ex(o, "seconds", &v) || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
+		bad(l, "seconds", "not a number");
+		return 0;
+	}
+	d = json_object_get_double(v);
+	if (!(d >= 0 && d <= 1e9)) {
+		bad(l, "seconds", "out of range");
+		return 0;
+	}
+	return d;
+}
+
+static bool jbool(struct loader *l, json_object *o, const char *k)
 {
 	json_object *v;
 
 	if (!json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
-		return def;
-	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
-		bad(l, k, "not a number");
-		return def;
+		return false;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		bad(l, k, "not true or false");
+		return false;
 	}
-	return (long)json_object_get_int64(v);
+	return json_object_get_boolean(v);
 }
 
 static void load_reports(struct loader *l, json_object *o, struct lab_result *r)
 {
-	json_object *reps, *sig;
+	json_object *reps;
 	size_t i;
 
-	if (!json_object_object_get_ex(o, "reports", &reps))
+	if (!json_object_object_get_ex(o, "reports", &reps) ||
+	    json_object_is_type(reps, json_type_null))
 		return;
 	if (!json_object_is_type(reps, json_type_array)) {
 		bad(l, "reports", "not an array");
@@ -380,13 +462,14 @@ static void load_reports(struct loader *l, json_object *o, struct lab_result *r)
 			bad(l, "reports", "an entry is not an object");
 			return;
 		}
+		g_snprintf(l->at, sizeof(l->at), "tests[%zu].reports[%zu].",
+			   l->test, i);
 		t = jstr(l, rep, "type", false);
 		ti = jstr(l, rep, "title", false);
 		fl = jstr(l, rep, "first_line", false);
 		fn = jstr(l, rep, "function", false);
 		g_ptr_array_add(r->reports, lab_rreport_new(t, ti, fl, fn,
-			json_object_object_get_ex(rep, "signature", &sig) &&
-			json_object_get_boolean(sig)));
+			jbool(l, rep, "signature")));
 		g_free(t);
 		g_free(ti);
 		g_free(fl);
@@ -399,7 +482,6 @@ static struct lab_result *result_from_json(struct loader *l, json_object *o)
 	char *name = jstr(l, o, "name", true), *test = jstr(l, o, "test", false);
 	char *verdict, *evidence;
 	struct lab_result *r;
-	json_object *v;
 
 	r = lab_result_new(name ? name : "?", test ? test : name ? name : "?");
 	g_free(name);
@@ -422,12 +504,11 @@ static struct lab_result *result_from_json(struct loader *l, json_object *o)
 		bad(l, "evidence", "not signature, other or none");
 	g_free(verdict);
 	g_free(evidence);
-	r->exit_code = (int)jnum(l, o, "exit_code", -1);
-	r->taint_before = jnum(l, o, "taint_before", -1);
-	r->taint_after = jnum(l, o, "taint_after", -1);
-	r->window_hits = jnum(l, o, "window_hits", -1);
-	if (json_object_object_get_ex(o, "seconds", &v))
-		r->seconds = json_object_get_double(v);
+	r->exit_code = (int)jnum(l, o, "exit_code", -1, -1, 255);
+	r->taint_before = jnum(l, o, "taint_before", -1, -1, LONG_MAX);
+	r->taint_after = jnum(l, o, "taint_after", -1, -1, LONG_MAX);
+	r->window_hits = jnum(l, o, "window_hits", -1, -1, LONG_MAX);
+	r->seconds = jseconds(l, o);
 	if (r->dir && (g_path_is_absolute(r->dir) || strstr(r->dir, "..")))
 		bad(l, "dir", "must be a path inside the run");
 	load_reports(l, o, r);
@@ -463,28 +544,91 @@ static struct lab_run *run_from_json(struct loader *l, json_object *o)
 			bad(l, "tests", "an entry is not an object");
 			break;
 		}
+		l->test = i;
+		g_snprintf(l->at, sizeof(l->at), "tests[%zu].", i);
 		g_ptr_array_add(run->results, result_from_json(l, t));
 	}
 	return run;
 }
 
-struct lab_run *lab_results_load(const char *path)
+/* "LINE" of a byte offset, for the tokenizer's error. */
+static int line_at(const char *data, size_t off)
 {
-	struct loader l = { path, NULL };
-	json_object *o = json_object_from_file(path);
-	struct lab_run *run;
+	int line = 1;
+	size_t i;
 
-	if (!o) {
-		lab_err("cannot read %s: %s", path, json_util_get_last_err());
+	for (i = 0; i < off; i++)
+		line += data[i] == '\n';
+	return line;
+}
+
+/* The file as strict JSON in valid UTF-8, one value and nothing after. */
+static json_object *parse_file(struct loader *l)
+{
+	json_tokener *tok;
+	json_object *o = NULL;
+	GError *e = NULL;
+	gchar *data;
+	gsize len;
+	size_t off;
+
+	if (!g_file_get_contents(l->path, &data, &len, &e)) {
+		l->err = g_strdup_printf("cannot read %s", e->message);
+		g_error_free(e);
 		return NULL;
 	}
-	run = run_from_json(&l, o);
-	json_object_put(o);
-	if (l.err) {
-		lab_err("malformed results: %s", l.err);
-		g_free(l.err);
-		lab_run_free(run);
+	if (len > MAX_RESULTS_BYTES || len > INT_MAX) {
+		l->err = g_strdup_printf("%s: larger than 16 MiB", l->path);
+		g_free(data);
 		return NULL;
+	}
+	tok = json_tokener_new();
+	/* trailing characters are checked below: blanks may follow */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8 |
+			       JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	o = json_tokener_parse_ex(tok, data, (int)len);
+	off = json_tokener_get_parse_end(tok);
+	if (!o || off + strspn(data + off, " \t\r\n") != len) {
+		enum json_tokener_error je = json_tokener_get_error(tok);
+
+		l->err = g_strdup_printf("%s:%d: not JSON: %s", l->path,
+			line_at(data, off + (o ? strspn(data + off, " \t\r\n") : 0)),
+			o ? "text after the value" : je == json_tokener_continue
+			  ? "the file ends inside a value" : json_tokener_error_desc(je));
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	g_free(data);
+	return o;
+}
+
+struct lab_run *lab_results_parse(const char *path, char **err)
+{
+	struct loader l = { .path = path };
+	json_object *o = parse_file(&l);
+	struct lab_run *run = NULL;
+
+	if (o) {
+		run = run_from_json(&l, o);
+		json_object_put(o);
+	}
+	if (l.err) {
+		lab_run_free(run);
+		run = NULL;
+	}
+	*err = l.err;
+	return run;
+}
+
+struct lab_run *lab_results_load(const char *path)
+{
+	char *err = NULL;
+	struct lab_run *run = lab_results_parse(path, &err);
+
+	if (!run) {
+		lab_err("malformed results: %s", err);
+		g_free(err);
 	}
 	return run;
 }

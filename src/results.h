@@ -86,7 +86,10 @@ char *lab_results_junit(const struct lab_run *run);
 char *lab_result_ktap_line(const struct lab_result *r, int n);
 /* Write results.json and junit.xml atomically into run->dir. */
 int lab_results_write(const struct lab_run *run);
-/* Load a results.json (for report/compare). NULL with message on error. */
+/* Load a results.json (for report/compare): strict JSON in UTF-8, every
+ * member of its type and range. NULL with *err "FILE[:LINE]: what: why". */
+struct lab_run *lab_results_parse(const char *path, char **err);
+/* The same, printing the error. */
 struct lab_run *lab_results_load(const char *path);
 /* The same from a run directory (or a path to its results.json). */
 struct lab_run *lab_results_load_dir(const char *run);

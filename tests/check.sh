@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make check`: every test of the project, as one TAP stream.
-#   1. unit tests (cmocka, TAP output) and cppcheck;
+#   1. unit tests (cmocka, TAP output), cppcheck, the hostile topology
+#      corpus through `lab up`, valgrind, and the parsers' fuzzers;
 #   2. integration: build both kernels (cached by content hash), check the
 #      series, build the guest image, boot the smoke topology on each kernel,
 #      run seed 010's reproducer there with `lab run` (fail on baseline, pass
@@ -9,7 +10,7 @@
 # LAB_INTEGRATION=0 runs only part 1. Every step has a timeout, so a hang
 # fails the step instead of the whole run. Ends with "N passed, N failed".
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 export LAB_SRC=$PWD
 export LAB_INSTANCE=${LAB_INSTANCE:-ci}
 logs=$(mktemp -d /tmp/lab-check.XXXXXX)
@@ -79,7 +80,8 @@ foreign_check() {
 unit_tests() {
 	local out
 	say "# unit tests (empty LAB_HOME, as on a fresh machine)"
-	for t in $(ls tests/unit/test_*.c | sed 's/\.c$//'); do
+	for t in tests/unit/test_*.c; do
+		t=${t%.c}
 		out=$(LAB_HOME=$logs/unit-home LAB_INSTANCE=unit CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" 2>&1)
 		while IFS= read -r line; do
 			case "$line" in
@@ -90,6 +92,42 @@ unit_tests() {
 	done
 	step "cppcheck" 300 make -s cppcheck
 	report_in_browser
+	corpus_up
+	step "make valgrind (report, compare, topology loading under memcheck)" 900 make -s valgrind
+	fuzz
+}
+
+# Every hostile corpus topology through `lab up -t` on an empty LAB_HOME:
+# exit 2 with the error expected.tsv names, and nothing created or built.
+corpus_up() {
+	local home=$logs/corpus-home dir=tests/corpus/topologies f want out rc bad="" files=0
+	mkdir -p "$home"
+	while IFS=$'\t' read -r f want; do
+		case "$f" in '#'* | '') continue ;; esac
+		[ "$want" = loads ] && continue
+		files=$((files + 1))
+		out=$(LAB_HOME=$home timeout 60 ./lab up -t "$dir/$f" 2>&1)
+		rc=$?
+		[ $rc -eq 2 ] && grep -qF -- "$want" <<<"$out" ||
+			bad+="$f: exit $rc, want 2 and '$want'; got: ${out:0:300}"$'\n'
+	done <"$dir/expected.tsv"
+	for f in instances kernels tests; do
+		[ -e "$home/$f" ] && bad+="LAB_HOME has $f/ after the bad topologies"$'\n'
+	done
+	[ -z "$bad" ] && [ "$files" -ge 40 ]
+	record "lab up -t each of $files hostile corpus topologies: exit 2, its error, nothing created" $? "$bad"
+}
+
+# The parsers' fuzzers (libFuzzer, ASan, UBSan), seeded from tests/corpus:
+# 60 s each in CI, 10 s on a developer's machine.
+fuzz() {
+	local secs=10 f
+	[ "${CI:-}" = true ] && secs=60
+	step "build the fuzzers (clang, libFuzzer)" 900 make -s -j1 fuzz-build || return
+	for f in topology console results; do
+		step "fuzz $f parser for $secs s: no crash, leak or UB" $((secs + 300)) \
+			make -s "fuzz-$f" FUZZ_SECONDS=$secs FUZZ_DIR="$logs/fuzz"
+	done
 }
 
 # The review's HTML report, rendered from fixture runs, opened in a real

@@ -134,7 +134,7 @@ static void test_every_command_has_help(void **s)
 	static const char *const cmds[] = {
 		"build", "check-series", "image", "up", "down", "restart", "status",
 		"console", "exec", "run", "stress", "interop", "review", "isolate",
-		"report", "compare", "cache",
+		"report", "compare", "cache", "check-topology",
 	};
 	size_t i;
 
@@ -151,6 +151,22 @@ static void test_bad_numbers(void **s)
 	expect(2, "usage: lab exec", 4, "lab", "exec", "--timeout", "abc");
 	expect(2, "bad argument", 4, "lab", "stress", "--loops", "many");
 	expect(2, "--keep", 4, "lab", "cache", "prune", "--keep");
+}
+
+/* check-topology loads and validates only: a summary, or the error. */
+static void test_check_topology(void **s)
+{
+	(void)s;
+	expect(0, "topology smoke: 1 guest, 1 network, 1 vCPU, 1024 MiB", 3, "lab",
+	       "check-topology", "smoke");
+	expect(0, "nfs-client", 4, "lab", "check-topology", "smoke", "nfs");
+	expect(2, "duplicate-address.ini:14: [guest b] address", 3, "lab",
+	       "check-topology", "tests/unit/topologies/duplicate-address.ini");
+	expect(2, "no-such-topology.ini", 3, "lab", "check-topology",
+	       "no-such-topology");
+	expect(2, "unknown option --fast", 3, "lab", "check-topology", "--fast");
+	expect(0, "usage: lab check-topology", 3, "lab", "check-topology", "--help");
+	expect(0, "check-topology", 2, "lab", "help");
 }
 
 static void test_bad_environment(void **s)
@@ -183,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_build_args),
 		cmocka_unit_test(test_up_args),
 		cmocka_unit_test(test_up_bad_topology),
+		cmocka_unit_test(test_check_topology),
 		cmocka_unit_test(test_exec_console_args),
 		cmocka_unit_test(test_bad_environment),
 		cmocka_unit_test(test_every_command_has_help),

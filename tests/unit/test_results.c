@@ -65,6 +65,39 @@ static void test_ktap_lines(void **state)
 	lab_run_free(run);
 }
 
+/* A loaded result may have no reason: its line says the report's title
+ * (it used to pass NULL to strstr: found by fuzz_results). */
+static void test_ktap_without_reason(void **state)
+{
+	static const struct {
+		enum lab_verdict v;
+		bool report;
+		const char *want;
+	} cases[] = {
+		{ LAB_FAIL, true, "not ok 1 t # oops in f" },
+		{ LAB_FAIL, false, "not ok 1 t # " },
+		{ LAB_ERROR, true, "not ok 1 t # ERROR oops in f" },
+		{ LAB_SKIP, false, "ok 1 t # SKIP " },
+		{ LAB_TIMEOUT, false, "not ok 1 t # TIMEOUT " },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct lab_result *r = lab_result_new("t", "t");
+		char *line;
+
+		r->verdict = cases[i].v;
+		if (cases[i].report)
+			g_ptr_array_add(r->reports, lab_rreport_new("oops", "oops in f",
+								    NULL, "f", false));
+		line = lab_result_ktap_line(r, 1);
+		assert_string_equal(line, cases[i].want);
+		g_free(line);
+		lab_result_free(r);
+	}
+}
+
 static void test_json_round_trip_and_junit(void **state)
 {
 	char *dir = g_dir_make_tmp("lab-results-XXXXXX", NULL);
@@ -150,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_results),
 		cmocka_unit_test(test_taint_bits),
 		cmocka_unit_test(test_ktap_lines),
+		cmocka_unit_test(test_ktap_without_reason),
 		cmocka_unit_test(test_json_round_trip_and_junit),
 	};
 
