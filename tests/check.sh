@@ -91,6 +91,9 @@ unit_tests() {
 		done <<<"$out"
 	done
 	step "cppcheck" 300 make -s cppcheck
+	step "shellcheck of the project's scripts" 120 shellcheck tests/check.sh bench/bench.sh scripts/deps.sh scripts/review.sh scripts/start-libvirtd.sh .ci/run tests/run-unit.sh tests/valgrind.sh
+	step "make -C tests/guest lint (guest scripts: sh -n, shellcheck)" 120 make -s -C tests/guest lint
+	step "make -C tests/guest check (host-safe tests, t100 groups on a local directory)" 600 make -s -C tests/guest check
 	report_in_browser
 	corpus_up
 	step "make valgrind (report, compare, topology loading under memcheck)" 900 make -s valgrind
@@ -337,8 +340,7 @@ second_instance() {
 
 # wait_domain: until the instance's smoke domain exists (at most 60 s)
 wait_domain() {
-	local i
-	for i in $(seq 1 300); do
+	for _ in $(seq 1 300); do
 		virsh -c qemu:///system list --name 2>/dev/null | grep -q "^$LAB_INSTANCE-smoke$" && return 0
 		sleep 0.2
 	done
@@ -347,8 +349,8 @@ wait_domain() {
 
 # wait_gone PID SECONDS: until the process has ended; its exit status
 wait_gone() {
-	local i
-	for i in $(seq 1 "$2"); do kill -0 "$1" 2>/dev/null || break; sleep 1; done
+	local _
+	for _ in $(seq 1 "$2"); do kill -0 "$1" 2>/dev/null || break; sleep 1; done
 	wait "$1"
 }
 

@@ -25,6 +25,7 @@ cleanup() {
 	[ -n "${TMP:-}" ] && rm -rf "$TMP"
 	return 0
 }
+# shellcheck source=lab_test.sh
 . "$(dirname "$0")/lab_test.sh"
 
 # step VERS WHAT CMD...: run CMD bounded; any failure ends the test as error

@@ -20,9 +20,11 @@ set -eu
 NAME=t006-hda-divide-by-zero
 BOUND=${LAB_BOUND:-60}
 KO=$(dirname "$0")/kmod/lab_hda_zero.ko
+# shellcheck disable=SC2317 # runs from the EXIT trap
 cleanup() {
 	rmmod lab_hda_zero 2>/dev/null || true
 }
+# shellcheck source=lab_test.sh
 . "$(dirname "$0")/lab_test.sh"
 
 diag "seed 006: ALSA: hda-intel: Avoid divide by zero crash"

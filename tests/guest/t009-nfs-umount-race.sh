@@ -45,6 +45,7 @@ cleanup() {
 	[ -n "${TMP:-}" ] && rm -rf "$TMP"
 	return 0
 }
+# shellcheck source=lab_test.sh
 . "$(dirname "$0")/lab_test.sh"
 
 # nfs_mount DIR: mount the export on DIR; output of mount.nfs in $out

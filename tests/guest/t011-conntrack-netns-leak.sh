@@ -37,6 +37,7 @@ cleanup() {
 	ip netns del "$NSA" 2>/dev/null || true
 	ip netns del "$NSB" 2>/dev/null || true
 }
+# shellcheck source=lab_test.sh
 . "$(dirname "$0")/lab_test.sh"
 
 # ct NS ARGS...: conntrack(8) inside namespace NS

@@ -11,7 +11,9 @@ set -eu
 NAME=t099-lab-selftest
 BOUND=${LAB_BOUND:-60}
 MARK=original
+# shellcheck disable=SC2317 # runs from the EXIT trap
 cleanup() { return 0; }
+# shellcheck source=lab_test.sh
 . "$(dirname "$0")/lab_test.sh"
 
 diag "lab-selftest mark: $MARK"
