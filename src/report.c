@@ -222,10 +222,11 @@ static void fill_side(struct lab_side *s, const struct lab_run *run,
 			s->other = other_reason(r);
 		if (!pick || rank(r) > rank(pick))
 			pick = r;
-		if (notes && r->window_hits >= 0)
-			g_string_append_printf(notes, "%s%s %s: window hits %ld",
-					       notes->len ? "; " : "", prefix, r->name,
-					       r->window_hits);
+		if (notes && (r->window_hits >= 0 || r->counts))
+			g_string_append_printf(notes, "%s%s %s: %s", notes->len ? "; " : "",
+					       prefix, r->name, r->counts ? r->counts : "");
+		if (notes && r->window_hits >= 0 && !r->counts)
+			g_string_append_printf(notes, "window hits %ld", r->window_hits);
 	}
 	if (vs->len)
 		s->verdict = g_strdup(lab_aggregate(vs));
@@ -547,7 +548,7 @@ static const char html_style[] =
 	"th,td{border:1px solid #ccc;padding:.3em .4em;vertical-align:top;text-align:left;"
 	"overflow-wrap:anywhere;word-break:break-word;font-size:90%}\n"
 	"th{background:#eee}\n"
-	"col.n{width:3.5em}col.t{width:19%}col.v{width:6.5em}col.e{width:22%}col.c{width:9em}\n"
+	"col.n{width:3em}col.t{width:14%}col.v{width:6.3em}col.e{width:15%}col.c{width:8em}\n"
 	".v-pass{background:#d8f5d0}.v-fail{background:#f8d0d0}.v-error,.v-timeout{background:#f3c6f3}\n"
 	".v-inconclusive,.v-skip{background:#fff1c2}\n"
 	".c-fix-verified{background:#b9efad;font-weight:bold}.c-regression{background:#f4a6a6;font-weight:bold}\n"

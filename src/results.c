@@ -109,6 +109,7 @@ void lab_result_free(struct lab_result *r)
 	g_free(r->dir);
 	g_free(r->knob);
 	g_free(r->dump);
+	g_free(r->counts);
 	g_ptr_array_free(r->reports, TRUE);
 	g_free(r);
 }
@@ -167,6 +168,7 @@ static json_object *result_json(const struct lab_result *r)
 	json_object_object_add(o, "reason", lab_json_str(r->reason));
 	json_object_object_add(o, "knob", lab_json_str(r->knob));
 	json_object_object_add(o, "dump", lab_json_str(r->dump));
+	json_object_object_add(o, "counts", lab_json_str(r->counts));
 	json_object_object_add(o, "dir", lab_json_str(r->dir));
 	json_object_object_add(o, "exit_code", json_object_new_int(r->exit_code));
 	json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
@@ -492,6 +494,7 @@ static struct lab_result *result_from_json(struct loader *l, json_object *o)
 	r->reason = jstr(l, o, "reason", false);
 	r->knob = jstr(l, o, "knob", false);
 	r->dump = jstr(l, o, "dump", false);
+	r->counts = jstr(l, o, "counts", false);
 	r->dir = jstr(l, o, "dir", false);
 	verdict = jstr(l, o, "verdict", true);
 	if (verdict && lab_verdict_parse(verdict, &r->verdict) != 0)

@@ -47,6 +47,7 @@ struct lab_result {
 			     * counting the fix's own expected report */
 	char *knob;     /* "PATH=VALUE (on|absent)" when a race knob was set */
 	char *dump;     /* memory dump of the guest that died in it, or NULL */
+	char *counts;   /* the program's "# counts: k=v ..." line, or NULL */
 	char *dir;      /* per-test output directory, relative to the run */
 };
 

@@ -351,6 +351,14 @@ static char *program_says(const char *out)
 	return g_strndup(p, strcspn(p, "\n"));
 }
 
+/* A test's own counters, "# counts: k=v ...", for the report. */
+static char *counts_line(const char *out)
+{
+	const char *p = out ? g_strrstr(out, "# counts: ") : NULL;
+
+	return p ? g_strndup(p + 10, strcspn(p + 10, "\n")) : NULL;
+}
+
 static long window_hits(const char *out)
 {
 	const char *p = out ? strstr(out, "# window_hits=") : NULL;
@@ -611,6 +619,7 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	usleep(CONSOLE_SETTLE_US);
 	r->exit_code = o.exit_code;
 	r->window_hits = window_hits(out);
+	r->counts = counts_line(out);
 	save_output(c, r, out);
 	if (!alive && !o.libvirt_lost) {
 		if (c->o->dump_dir)

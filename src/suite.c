@@ -393,7 +393,7 @@ char *lab_tests_iso(void)
 	tmp = g_strdup_printf("%s/tests", lab_home());
 	lab_mkdir_p(tmp);
 	g_free(tmp);
-	tmp = g_strdup_printf("%s.tmp", iso);
+	tmp = g_strdup_printf("%s.tmp-%d", iso, (int)getpid()); /* per writer */
 	{
 		char *gm = g_strdup_printf("suite.ini=%s", suite);
 		char *gk = g_strdup_printf("kmod/=%s/", kmod);

@@ -136,13 +136,22 @@ fuzz() {
 # The review's HTML report, rendered from fixture runs, opened in a real
 # headless browser (Debian's chromium): it loads and shows eleven rows.
 report_in_browser() {
-	local d=$logs/report rows
+	local d=$logs/report rows fit
 	./lab report "$d" tests/unit/runs/baseline tests/unit/runs/patched >"$logs/report.log" 2>&1
 	rows=$(timeout 120 chromium --headless --no-sandbox --disable-gpu \
 		--dump-dom "file://$d/report.html" 2>>"$logs/report.log" | grep -c '<tr class="row"')
 	[ "$rows" = 11 ]
 	record "report.html loads in headless chromium and shows 11 rows" $? \
 		"rows: $rows; $(tail -n 5 "$logs/report.log")"
+	# A copy with a probe (the report itself has no script): in a
+	# 1280-pixel window nothing scrolls sideways, and the summary leads.
+	{ cat "$d/report.html"; printf '%s\n' '<script>document.body.setAttribute("data-fit",' \
+		'document.documentElement.scrollWidth <= window.innerWidth ? "yes" : "no " + document.documentElement.scrollWidth);</script>'; } \
+		>"$d/probe.html"
+	fit=$(timeout 120 chromium --headless --no-sandbox --disable-gpu --window-size=1280,900 \
+		--dump-dom "file://$d/probe.html" 2>/dev/null | grep -o 'data-fit="[^"]*"')
+	[ "$fit" = 'data-fit="yes"' ] && grep -q '<pre class="summary">review ' "$d/report.html"
+	record "report.html fits a 1280-pixel window and opens with its summary" $? "fit: $fit"
 }
 
 # verdict RUN_DIR TEST: the test's verdict in the run's results.json

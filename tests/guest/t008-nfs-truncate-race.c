@@ -450,6 +450,9 @@ static void report(const struct tally *t)
 		 t->restarts, (unsigned long long)t->max_death_ms,
 		 atomic_load(&sh->fifo_denied), t->oopses);
 	lab_diag("window_hits=%d", t->hits);
+	lab_diag("counts: truncations=%ld window_entries=%ld killed_waits=%ld interrupted_waits=%ld oopses=%d",
+		 atomic_load(&sh->truncations), observed("waits"), observed("killed_waits"),
+		 observed("interrupted"), t->oopses);
 	lab_kmsg("counts: truncations=%ld window_entries=%ld killed_waits=%ld interrupted_waits=%ld window_hits=%d",
 		 atomic_load(&sh->truncations), observed("waits"), observed("killed_waits"),
 		 observed("interrupted"), t->hits);

@@ -85,6 +85,13 @@ static const struct {
 	{ .file = "t002-t006-baseline-captured.log", .r = {
 		{ "warning", "debug_rt_mutex_unlock", "t002-futex-unlock-pi-hijack",
 		  "DEBUG_LOCKS_WARN_ON(rt_mutex_owner(lock) != current) in debug_rt_mutex_unlock" } } },
+	/* captured: baseline nfs-client, t008 on NFSv3, ORC unwinder: the
+	 * 2010 oops itself, from the nfsiod worker whose COMMIT released a
+	 * page the killed truncate had freed; every frame is real (no "?"
+	 * guesses but the two ORC marks as unreliable) */
+	{ .file = "t008-baseline-orc-captured.log", .r = {
+		{ "oops", "nfs_clear_page_commit", "t008-nfs-truncate-race:v3",
+		  "BUG: kernel NULL pointer dereference in nfs_clear_page_commit" } } },
 	{ .file = "list-corruption-dvb.log", .r = {
 		{ "list-corruption", "dvb_dmxdev_start_feed", "t010-dvb-demux-feeds",
 		  "list_add corruption in dvb_dmxdev_start_feed" } } },
