@@ -268,8 +268,7 @@ static char *test_script(struct run_ctx *c, const struct spec *s)
 	const char *server = s->server ? s->server->address : c->nfs_server;
 
 	if (c->o->inject_crash && s == g_ptr_array_index(c->specs, 0))
-		g_string_append(cmd, "(sleep 2; echo c > /proc/sysrq-trigger) "
-				 ">/dev/null 2>&1 & ");
+		g_string_append(cmd, "sleep 2; echo c > /proc/sysrq-trigger; sleep 60; ");
 
 	if (s->t->nfs_mount && server)
 		g_string_append_printf(cmd, "mkdir -p " NFS_DIR " && mount -t nfs -o "

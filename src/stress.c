@@ -161,7 +161,7 @@ static void keep_dump(struct lab_stress *s, struct lab_stress_crash *c,
 	}
 	rel = g_strdup_printf("dumps/%s", strrchr(r->dump, '/') + 1);
 	g_ptr_array_add(c->dumps, rel);
-	lab_info("# dump kept for \"%s\": open it with: crash %s/vmlinux %s/%s",
+	lab_info("# dump kept for \"%s\": open it with: " LAB_CRASH_CMD " %s/vmlinux %s/%s",
 		 c->title, s->kernel_dir ? s->kernel_dir : "KERNEL_DIR", s->dir, rel);
 }
 

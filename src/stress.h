@@ -5,6 +5,11 @@
 #ifndef LAB_STRESS_H
 #define LAB_STRESS_H
 
+/* How to open a kept dump. The lab kernels use SLOB, which crash(8) cannot
+ * walk: without --no_kmem_cache it stops at start-up ("invalid structure
+ * member offset: kmem_cache_s_num"); bt, log and ps do not need the slab. */
+#define LAB_CRASH_CMD "crash --no_kmem_cache"
+
 #include <stdbool.h>
 #include <glib.h>
 

@@ -84,7 +84,7 @@ char *lab_stress_text(const struct lab_stress *s)
 			g_string_append_printf(t, "       excerpt: %s/%s\n", s->dir ? s->dir : ".",
 					       (char *)g_ptr_array_index(c->excerpts, j));
 		for (j = 0; j < c->dumps->len; j++)
-			g_string_append_printf(t, "       dump: crash %s/vmlinux %s/%s\n",
+			g_string_append_printf(t, "       dump: " LAB_CRASH_CMD " %s/vmlinux %s/%s\n",
 					       s->kernel_dir ? s->kernel_dir : "KERNEL_DIR",
 					       s->dir ? s->dir : ".", (char *)g_ptr_array_index(c->dumps, j));
 		g_free(f);

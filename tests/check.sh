@@ -238,7 +238,7 @@ crash_restart() {
 # Changing only a test program forces no fresh boot, and the restored guest
 # runs the new program: a copy of the tree with t099's MARK changed.
 selftest_marker() {
-	local src mark out
+	local src mark out run
 	run_tests selftest-1 t099-lab-selftest
 	grep -q "lab-selftest mark: original" "$logs/run-selftest-1/tests/t099-lab-selftest/output.txt" 2>/dev/null
 	record "t099 runs in the restored guest (mark: original)" $? "$(tail -5 "$logs/run-selftest-1.log")"
@@ -251,8 +251,10 @@ selftest_marker() {
 	grep -q "smoke .*restored in" "$logs/up-changed.log" && ! grep -q "booted in" "$logs/up-changed.log"
 	record "a changed test program does not force a fresh boot" $? "$(tail -5 "$logs/up-changed.log")"
 	out=$(cd "$src" && LAB_SRC=$src timeout 300 ./lab run t099-lab-selftest 2>&1)
-	case "$out" in *"mark $mark"*) true ;; *) false ;; esac
-	record "the restored guest runs the changed program (mark: $mark)" $? "$(echo "$out" | tail -5)"
+	run=$(printf '%s\n' "$out" | sed -n 's/^# results: //p' | tail -1)
+	grep -q "lab-selftest mark: $mark" "$run/tests/t099-lab-selftest/output.txt" 2>/dev/null
+	record "the restored guest runs the changed program (mark: $mark)" $? \
+		"$(echo "$out" | tail -5; tail -3 "$run/tests/t099-lab-selftest/output.txt" 2>&1)"
 	rm -rf "$src"
 }
 
@@ -295,7 +297,7 @@ stress_ci() {
 		"$(tail -8 "$logs/stress.log")"
 	dump=$(find "$dir/dumps" -name '*.kdump' 2>/dev/null | head -1)
 	kdir=$(sed -n 's/.*"kernel_dir":"\([^"]*\)".*/\1/p' <(tr -d ' \n' <"$dir/stress.json"))
-	out=$(printf 'bt\nquit\n' | timeout 300 crash -s "$kdir/vmlinux" "$dump" 2>&1)
+	out=$(printf 'bt\nquit\n' | timeout 300 crash -s --no_kmem_cache "$kdir/vmlinux" "$dump" 2>&1)
 	case "$out" in *PID:*sysrq*) true ;; *) false ;; esac
 	record "the dump of the crashed guest opens in crash(8): bt shows the sysrq panic" $? \
 		"$(echo "$out" | tail -8)"
@@ -313,21 +315,21 @@ stress_ci() {
 # NFS-Ganesha), NFS 4.1, the basic group. Each cell must pass; the matrix
 # opens in a browser.
 interop_ci() {
-	local dir n
+	local dir cells rel
 	timeout --foreground 1800 ./lab interop --servers knfsd,knfsd-debian,ganesha \
 		--vers 4.1 --groups basic --keep >"$logs/interop.log" 2>&1
 	record "lab interop ran (client + 3 servers, v4.1, basic)" $? "$(tail -12 "$logs/interop.log")"
 	dir=$(sed -n 's/^matrix: \(.*\)\/matrix.html.*/\1/p' "$logs/interop.log" | tail -1)
-	n=$(grep -c '"verdict":"pass"' <(tr -d ' \n' <"$dir/matrix.json" | sed 's/},{/}\n{/g') 2>/dev/null)
-	[ "$n" = 3 ]
+	cells=$(grep -c '"verdict":"pass"' <(tr -d ' \n' <"$dir/matrix.json" | sed 's/},{/}\n{/g') 2>/dev/null)
+	[ "$cells" = 3 ]
 	record "interop slice: knfsd, knfsd on Debian's kernel and ganesha pass basic on v4.1" $? \
-		"passing cells: $n; $(grep -A12 'server' "$dir/matrix.txt" 2>/dev/null | head -20)"
+		"passing cells: $cells; $(grep -A12 'server' "$dir/matrix.txt" 2>/dev/null | head -20)"
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
 		--dump-dom "file://$dir/matrix.html" 2>/dev/null | grep -q 'class="cellrow"'
 	record "interop matrix.html loads in headless chromium" $?
-	n=$(timeout 60 ./lab exec knfsd-debian -- uname -r 2>&1)
-	case "$n" in *-amd64) true ;; *) false ;; esac
-	record "Debian's own kernel (with its initrd) runs knfsd-debian through the same libvirt path" $? "uname -r: $n"
+	rel=$(timeout 60 ./lab exec knfsd-debian -- uname -r 2>&1)
+	case "$rel" in *-amd64) true ;; *) false ;; esac
+	record "Debian's own kernel (with its initrd) runs knfsd-debian through the same libvirt path" $? "uname -r: $rel"
 	./lab down >/dev/null 2>&1
 }
 
