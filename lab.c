@@ -17,6 +17,7 @@
 #include "src/review.h"
 #include "src/owner.h"
 #include "src/topology.h"
+#include "src/hosts.h"
 
 #define LAB_VERSION "0.1"
 
@@ -49,6 +50,7 @@ static const struct command commands[] = {
 	{ "isolate", cmd_isolate, "one seed's bug alone: does its signature still show?" },
 	{ "report", cmd_report, "re-render a review's report (text, JSON, HTML)" },
 	{ "compare", cmd_compare, "compare two runs test by test" },
+	{ "hosts", cmd_hosts, "list the libvirt hosts (hosts.ini); sync the cached files to one" },
 	{ "cache", cmd_cache, "list or prune kernels, images, saved states, tests disks" },
 	{ "help", cmd_help, "show this help" },
 };

@@ -18,6 +18,9 @@ pkgs=(
 	chromium
 	# memory dumps of guests that died (lab stress) open in crash(8)
 	crash
+	# many hosts: libvirt's remote protocol over ssh; the tests start their
+	# own sshd on 127.0.0.1 (Debian enables ssh.service where systemd runs)
+	openssh-client openssh-server
 )
 
 if [ "$(id -u)" -ne 0 ]; then

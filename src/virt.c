@@ -94,29 +94,32 @@ bool lab_virt_lost(virConnectPtr c)
 	return g_atomic_int_get(&libvirt_gone) || (c && virConnectIsAlive(c) != 1);
 }
 
-virConnectPtr lab_virt_connect(void)
+virConnectPtr lab_virt_open(const char *uri)
 {
-	const char *uri = getenv("LAB_LIBVIRT_URI");
 	virConnectPtr c;
 
 	virSetErrorFunc(NULL, quiet_libvirt);
 	start_event_loop();
-	c = virConnectOpen(uri && *uri ? uri : "qemu:///system");
+	c = virConnectOpen(uri);
 	if (c) {
 		/* a ping every 5 s, 3 unanswered: a hung libvirtd is an error
 		 * after about 20 s instead of a lab that waits forever */
 		virConnectSetKeepAlive(c, 5, 3);
 		virConnectRegisterCloseCallback(c, on_close, NULL, NULL);
 	}
-	if (!c) {
-		virErrorPtr e = virGetLastError();
+	return c;
+}
 
+virConnectPtr lab_virt_connect(void)
+{
+	const char *uri = getenv("LAB_LIBVIRT_URI");
+	virConnectPtr c = lab_virt_open(uri && *uri ? uri : "qemu:///system");
+
+	if (!c)
 		lab_err("cannot connect to libvirt (%s): %s\n"
 			"  is libvirtd running? start it with: virtlogd -d && libvirtd -d\n"
 			"  (or `systemctl start libvirtd` where systemd runs)",
-			uri && *uri ? uri : "qemu:///system",
-			e && e->message ? e->message : "unknown error");
-	}
+			uri && *uri ? uri : "qemu:///system", lab_virt_error());
 	return c;
 }
 

@@ -9,6 +9,9 @@
 
 /* libvirt connection with an actionable message when libvirtd is down. */
 virConnectPtr lab_virt_connect(void);
+/* A connection to URI with keepalive and quiet errors; NULL (no message:
+ * see lab_virt_error) when it cannot be opened. */
+virConnectPtr lab_virt_open(const char *uri);
 /* "kvm" when hardware KVM (kvm_intel/kvm_amd) is loaded, else "qemu". */
 const char *lab_virt_domain_type(const char *accel);
 /* Domain of a guest of the instance that is up, or NULL (message printed). */

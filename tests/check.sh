@@ -127,7 +127,7 @@ fuzz() {
 	local secs=10 f
 	[ "${CI:-}" = true ] && secs=60
 	step "build the fuzzers (clang, libFuzzer)" 900 make -s -j1 fuzz-build || return
-	for f in topology console results; do
+	for f in topology console results hosts; do
 		step "fuzz $f parser for $secs s: no crash, leak or UB" $((secs + 300)) \
 			make -s "fuzz-$f" FUZZ_SECONDS=$secs FUZZ_DIR="$logs/fuzz"
 	done
@@ -333,6 +333,36 @@ interop_ci() {
 	./lab down >/dev/null 2>&1
 }
 
+# Many hosts, the part that exists: a second libvirt endpoint reached over
+# libvirt's remote protocol (qemu+ssh to a throwaway sshd on loopback); the
+# cached kernels and image reach its store through the storage API, intact;
+# a second sync moves nothing; clean removes the store.
+hosts_ci() {
+	local dir uri hf img
+	dir=$(mktemp -d /tmp/lab-hosts.XXXXXX)
+	uri=$(tests/loopback-ssh.sh start "$dir/ssh" 2>"$logs/sshd.log")
+	record "a throwaway sshd on 127.0.0.1 for libvirt's remote protocol" $? "$(cat "$logs/sshd.log")"
+	hf=$dir/hosts.ini
+	printf '[host lo]\nuri = %s\nstore = %s/store\n' "$uri" "$dir" >"$hf"
+	timeout 120 ./lab hosts --hosts "$hf" >"$logs/hosts.log" 2>&1
+	grep -q "^lo .*qemu+ssh://.* libvirt [0-9]" "$logs/hosts.log"
+	record "lab hosts reaches the host over qemu+ssh" $? "$(cat "$logs/hosts.log")"
+	timeout 900 ./lab hosts --hosts "$hf" sync lo >"$logs/sync1.log" 2>&1 &&
+		grep -q "3 files uploaded" "$logs/sync1.log"
+	record "lab hosts sync: both kernels and the image uploaded through the storage API" $? \
+		"$(tail -5 "$logs/sync1.log")"
+	img=$(./lab cache 2>/dev/null | sed -n 's/^image *\([0-9a-f]*\) .*/\1/p' | head -1)
+	cmp -s "$LAB_HOME_DIR/images/$img/base.qcow2" "$dir/store/image-$img-base.qcow2"
+	record "the uploaded image is byte for byte the cached one" $? "image key: $img"
+	timeout 120 ./lab hosts --hosts "$hf" sync lo >"$logs/sync2.log" 2>&1 &&
+		grep -q "0 files uploaded.*3 already there" "$logs/sync2.log"
+	record "a second sync uploads nothing" $? "$(tail -4 "$logs/sync2.log")"
+	timeout 120 ./lab hosts --hosts "$hf" clean lo >"$logs/hosts-clean.log" 2>&1 && [ ! -e "$dir/store" ]
+	record "lab hosts clean removes the store (volumes, directory, pool)" $? "$(cat "$logs/hosts-clean.log")"
+	tests/loopback-ssh.sh stop "$dir/ssh"
+	rm -rf "$dir"
+}
+
 # A second instance of the lab on the same host survives the first's
 # up and down (ownership by tag, not by name prefix).
 second_instance() {
@@ -441,6 +471,7 @@ integration() {
 	step "lab image (Debian guest image; cached)" 1800 ./lab image || return
 	foreign_create
 	record "create a foreign VM and network named like lab's (virsh)" $?
+	hosts_ci
 	smoke_ab
 	stress_ci
 	second_instance

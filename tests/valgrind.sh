@@ -49,6 +49,8 @@ vg "lab up -t a malformed topology (exits before libvirt)" "2" up -t \
 	tests/unit/topologies/duplicate-address.ini
 vg "lab up -t a topology with an unknown key" "2" up -t \
 	tests/corpus/topologies/unknown-key.ini
+vg "lab hosts --hosts a hosts.ini with an unknown key" "2" hosts --hosts \
+	tests/corpus/hosts/unknown-key.ini
 echo "1..$n"
 echo "$((n - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

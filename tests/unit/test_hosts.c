@@ -1,0 +1,104 @@
+/* test_hosts.c - hosts.ini is read strictly: a table of bad files, each
+ * with the file:line, group and key its error must name; good files give
+ * the hosts with their defaults; store pool names depend on the store. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "../../src/hosts.h"
+#include "../../src/store.h"
+
+static void test_good(void **state)
+{
+	char *err = NULL;
+	struct lab_hosts *h = lab_hosts_parse("h.ini",
+		"# two hosts\n[host a]\nuri = qemu:///system\n\n"
+		"[host b-2]\nuri=qemu+ssh://root@127.0.0.1:2299/system?keyfile=/k\n"
+		"store = /srv/lab\nguests = 8\nmemory = 16384\n", &err);
+	struct lab_host *a, *b;
+
+	(void)state;
+	assert_null(err);
+	assert_non_null(h);
+	assert_int_equal(h->hosts->len, 2);
+	a = lab_hosts_find(h, "a");
+	b = lab_hosts_find(h, "b-2");
+	assert_string_equal(a->store, LAB_STORE_DEFAULT);
+	assert_int_equal(a->guests, 4);
+	assert_int_equal(a->memory_mib, 8192);
+	assert_string_equal(b->uri, "qemu+ssh://root@127.0.0.1:2299/system?keyfile=/k");
+	assert_string_equal(b->store, "/srv/lab");
+	assert_int_equal(b->guests, 8);
+	assert_int_equal(b->memory_mib, 16384);
+	assert_null(lab_hosts_find(h, "c"));
+	lab_hosts_free(h);
+}
+
+static const struct {
+	const char *text, *want;
+} bad[] = {
+	{ "", "h.ini:1: no [host NAME] group" },
+	{ "uri = qemu:///system\n", "h.ini:1: uri: key outside a [host NAME] group" },
+	{ "[hosts a]\n", "h.ini:1: unknown group [hosts a]" },
+	{ "[host a/b]\nuri=qemu:///system\n", "h.ini:1: host name 'a/b'" },
+	{ "[host a]\nuri=qemu:///system\n[host a]\n", "h.ini:3: [host a] host 'a' is defined twice" },
+	{ "[host a]\nstore=/x\n", "h.ini:1: [host a] uri: missing" },
+	{ "[host a]\nuri=qemu:///system\nuri=qemu:///system\n", "h.ini:3: [host a] uri: given twice" },
+	{ "[host a]\nuri=qemu:///system\nmemroy=1\n", "h.ini:3: [host a] memroy: unknown key" },
+	{ "[host a]\nuri=localhost\n", "h.ini:2: [host a] uri: 'localhost' is not a libvirt URI" },
+	{ "[host a]\nuri=xen:///system\n", "h.ini:2: [host a] uri: 'xen:///system': only QEMU" },
+	{ "[host a]\nuri=qemu:///session\n", "h.ini:2: [host a] uri: 'qemu:///session': a session URI" },
+	{ "[host a]\nuri=qemu:///system\nstore=relative\n", "h.ini:3: [host a] store: 'relative'" },
+	{ "[host a]\nuri=qemu:///system\nstore=/a/../etc\n", "h.ini:3: [host a] store: '/a/../etc'" },
+	{ "[host a]\nuri=qemu:///system\nstore=/a'b\n", "h.ini:3: [host a] store:" },
+	{ "[host a]\nuri=qemu:///system\nguests=0\n", "h.ini:3: [host a] guests: '0'" },
+	{ "[host a]\nuri=qemu:///system\nguests=4 guests\n", "h.ini:3: [host a] guests: '4 guests'" },
+	{ "[host a]\nuri=qemu:///system\nmemory=512 GiB\n", "h.ini:3: [host a] memory: '512 GiB'" },
+	{ "[host a]\nuri=qemu:///system\nfoo\n", "h.ini:3: [host a] expected KEY = VALUE" },
+	{ "[host a]\nuri=qemu:///sys\x01tem\n", "h.ini:2: [host a] control character" },
+	{ "[host a]\nuri=qemu:///system\xe9\n", "h.ini:1: not UTF-8 text" },
+};
+
+static void test_bad(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *err = NULL;
+		struct lab_hosts *h = lab_hosts_parse("h.ini", bad[i].text, &err);
+
+		if (h || !err || !g_str_has_prefix(err, bad[i].want))
+			fail_msg("case %zu: want '%s', got '%s'", i, bad[i].want,
+				 err ? err : "(no error)");
+		g_free(err);
+	}
+}
+
+static void test_pool_names(void **state)
+{
+	char *a = lab_store_pool_name("/var/lib/lab-store");
+	char *b = lab_store_pool_name("/srv/other");
+	char *c = lab_store_name("kernel", "/h/kernels/0123abcd/bzImage");
+
+	(void)state;
+	assert_true(g_str_has_prefix(a, "lab-store-"));
+	assert_int_equal(strlen(a), strlen("lab-store-") + 8);
+	assert_string_not_equal(a, b);
+	assert_string_equal(c, "kernel-0123abcd-bzImage");
+	g_free(a);
+	g_free(b);
+	g_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_pool_names),
+	};
+
+	return cmocka_run_group_tests_name("hosts", tests, NULL, NULL);
+}
