@@ -8,6 +8,7 @@
  */
 #include "instance.h"
 #include "owner.h"
+#include "place.h"
 #include "util.h"
 #include "virt.h"
 
@@ -96,6 +97,7 @@ bool lab_inst_any_uses(const char *text)
 
 void lab_inst_close(struct lab_inst *in)
 {
+	lab_place_free(in->place); /* its pool belongs to conn */
 	if (in->conn)
 		virConnectClose(in->conn);
 	if (in->lock_fd >= 0)
@@ -272,6 +274,20 @@ static void remove_disks(struct lab_inst *in)
 	g_dir_close(d);
 }
 
+/* The instance's own volumes on another host's store (named in its state). */
+static int remove_placed(struct lab_inst *in)
+{
+	struct lab_place *pl = in->place;
+	int err = 0, rc;
+
+	if (!pl && !(pl = lab_place_of(in, &err)))
+		return err ? -1 : 0;
+	rc = lab_place_remove_own(pl, in);
+	if (pl != in->place)
+		lab_place_free(pl);
+	return rc;
+}
+
 /* Destroy what the state names, then whatever else carries our tag. The
  * state file and the disks stay until every destroy was confirmed, so a
  * failed teardown can be retried by `lab down`. */
@@ -302,6 +318,10 @@ int lab_inst_teardown(struct lab_inst *in)
 	if (rc != 0) {
 		lab_err("teardown incomplete: %s kept; run `lab down` again", in->state_path);
 		return rc;
+	}
+	if (remove_placed(in) != 0) {
+		lab_err("volumes on host kept: %s kept; run `lab down` again", in->state_path);
+		return -1;
 	}
 	remove_disks(in);
 	unlink(in->state_path);

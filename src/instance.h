@@ -14,6 +14,7 @@ struct lab_inst {
 	GKeyFile *state;
 	int lock_fd;
 	virConnectPtr conn;
+	struct lab_place *place; /* on another host's store, or NULL: local */
 };
 
 /* Open (create: make the directory) and lock the instance; the state is

@@ -1123,6 +1123,13 @@ static int prepare(struct run_ctx *c, struct lab_inst *in, char **names,
 		*tests = lab_suite_resolve(*suite, def, &err);
 		g_strfreev(def);
 	}
+	if (g_key_file_has_key(in->state, "instance", "store", NULL)) {
+		/* its consoles are volumes there and restarts need the saved
+		 * state, which stays local: not yet */
+		lab_err("instance '%s' is on another host: `lab run` there is not "
+			"supported yet (lab status, exec and console are)", lab_instance());
+		goto out;
+	}
 	c->guests = load_guests(in->state);
 	if (c->guests->len > 64) {
 		lab_err("more than 64 guests");

@@ -236,15 +236,38 @@ out:
 	return rc;
 }
 
+static bool is_key(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	return n >= 12 && s[n] == '\0';
+}
+
 char *lab_store_name(const char *kind, const char *path)
 {
 	char *dir = g_path_get_dirname(path), *key = g_path_get_basename(dir);
-	char *base = g_path_get_basename(path);
-	char *name = g_strdup_printf("%s-%s-%s", kind, key, base);
+	char *base = g_path_get_basename(path), *stem, *dot, *name;
 
+	stem = g_strdup(base);
+	if ((dot = strchr(stem, '.')))
+		*dot = '\0';
+	/* cache paths carry their content key: kernels/KEY/bzImage,
+	 * tests/KEY.iso; anything else (images/KEY/debian/vmlinuz) is named
+	 * by a hash of its path, which holds the key further up */
+	if (is_key(key))
+		name = g_strdup_printf("%s-%s-%s", kind, key, base);
+	else if (is_key(stem))
+		name = g_strdup_printf("%s-%s", kind, base);
+	else {
+		char *h = g_compute_checksum_for_string(G_CHECKSUM_SHA256, path, -1);
+
+		name = g_strdup_printf("%s-%.16s-%s", kind, h, base);
+		g_free(h);
+	}
 	g_free(dir);
 	g_free(key);
 	g_free(base);
+	g_free(stem);
 	return name;
 }
 

@@ -9,7 +9,9 @@
 #include "image.h"
 #include "instance.h"
 #include "kernel.h"
+#include "hosts.h"
 #include "owner.h"
+#include "place.h"
 #include "saved.h"
 #include "suite.h"
 #include "topology.h"
@@ -40,6 +42,10 @@ struct plan {
 	char *user_data;
 	char *meta_data;
 	char *xml;         /* without the owner tag: part of the saved key */
+	char *seed_at;     /* on another host: the seed's volume (f.seed is the
+			    * local file it is uploaded from) */
+	char *console_at;  /* on another host: the console log's volume
+			    * (f.console is the local copy fetched from it) */
 	struct lab_guest_files f;
 	double ready_s;
 	bool restored;
@@ -58,6 +64,8 @@ static void plan_clear(struct plan *p)
 	g_free(p->user_data);
 	g_free(p->meta_data);
 	g_free(p->xml);
+	g_free(p->seed_at);
+	g_free(p->console_at);
 	g_free(p->f.overlay);
 	g_free(p->f.seed);
 	g_free(p->f.console);
@@ -79,20 +87,61 @@ static char *plan_xml(const struct plan *p, const char *type, const char *owner)
 	s.initrd = p->initrd;
 	s.cmdline = p->cmdline;
 	s.root_disk = p->f.overlay;
-	s.seed_iso = p->f.seed;
+	s.seed_iso = p->seed_at ? p->seed_at : p->f.seed;
 	s.tests_iso = p->tests_iso;
 	s.scratch_disks = (const char *const *)p->f.scratch->pdata;
 	s.network = p->network;
 	s.mac = p->mac;
-	s.console_log = p->f.console;
+	s.console_log = p->console_at ? p->console_at : p->f.console;
 	s.owner = owner;
 	for (i = 0; p->g->devices[i]; i++)
 		s.intel_hda |= strcmp(p->g->devices[i], "intel-hda") == 0;
 	return lab_domain_xml(&s);
 }
 
+/* On another host the kernel files and the tests disk are store volumes,
+ * the instance's own disks and logs are volumes named after it. */
+static int place_guest(struct lab_inst *in, struct plan *p, const char *tests_at)
+{
+	struct lab_place *pl = in->place;
+	char *own, *v;
+	guint i;
+
+	v = lab_place_shared(pl, "kernel", p->kernel);
+	g_free(p->kernel);
+	if (!(p->kernel = v))
+		return -1;
+	if (p->initrd) {
+		v = lab_place_shared(pl, "kernel", p->initrd);
+		g_free(p->initrd);
+		if (!(p->initrd = v))
+			return -1;
+	}
+	g_free(p->tests_iso);
+	p->tests_iso = g_strdup(tests_at);
+	own = g_strdup_printf("%s-root.qcow2", p->domain);
+	g_free(p->f.overlay);
+	p->f.overlay = lab_place_own(pl, in, own);
+	g_free(own);
+	own = g_strdup_printf("%s-seed.iso", p->domain);
+	p->seed_at = lab_place_own(pl, in, own);
+	g_free(own);
+	own = g_strdup_printf("%s-console.log", p->domain);
+	p->console_at = lab_place_own(pl, in, own);
+	g_free(own);
+	for (i = 0; p->g->disks_mib[i]; i++) {
+		own = g_strdup_printf("%s-disk%u.qcow2", p->domain, i);
+		g_free(p->f.scratch->pdata[i]);
+		p->f.scratch->pdata[i] = lab_place_own(pl, in, own);
+		g_free(own);
+		if (!p->f.scratch->pdata[i])
+			return -1;
+	}
+	return p->f.overlay && p->seed_at && p->console_at ? 0 : -1;
+}
+
 static int plan_guest(struct lab_inst *in, const struct lab_guest *g,
-		      const char *type, bool tests, struct plan *p)
+		      const char *type, const char *tests_at, struct plan *p)
 {
 	int i;
 
@@ -110,7 +159,7 @@ static int plan_guest(struct lab_inst *in, const struct lab_guest *g,
 	p->cmdline = lab_guest_cmdline(g->cmdline);
 	p->network = lab_inst_name(g->network);
 	p->mac = lab_mac_for(p->domain);
-	p->tests_iso = tests ? lab_inst_file(in, "tests.iso") : NULL;
+	p->tests_iso = tests_at ? lab_inst_file(in, "tests.iso") : NULL;
 	p->user_data = lab_seed_user_data(g);
 	p->meta_data = lab_seed_meta_data(g);
 	p->f.overlay = g_strdup_printf("%s/%s-root.qcow2", in->dir, g->name);
@@ -122,6 +171,8 @@ static int plan_guest(struct lab_inst *in, const struct lab_guest *g,
 							      in->dir, g->name, i));
 	g_ptr_array_add(p->f.scratch, NULL);
 	if (!p->user_data)
+		return -1;
+	if (in->place && place_guest(in, p, tests_at) != 0)
 		return -1;
 	p->xml = plan_xml(p, type, NULL);
 	return 0;
@@ -207,7 +258,24 @@ static int link_tests_iso(struct lab_inst *in, const char *iso)
 
 /* ---- boot ---- */
 
-static int make_boot_files(const struct plan *p, const char *image)
+static int make_remote_files(struct lab_place *pl, const struct plan *p,
+			     const char *image)
+{
+	int i;
+
+	if (lab_place_qcow2(pl, p->f.overlay, image, 0) != 0 ||
+	    lab_seed_write(p->f.seed, p->user_data, p->meta_data) != 0 ||
+	    lab_place_upload(pl, p->f.seed, p->seed_at) != 0)
+		return -1;
+	for (i = 0; p->g->disks_mib[i]; i++)
+		if (lab_place_qcow2(pl, g_ptr_array_index(p->f.scratch, i), NULL,
+				    p->g->disks_mib[i]) != 0)
+			return -1;
+	return 0;
+}
+
+static int make_boot_files(struct lab_inst *in, const struct plan *p,
+			   const char *image)
 {
 	char *consoles = g_path_get_dirname(p->f.console);
 	int i;
@@ -215,6 +283,8 @@ static int make_boot_files(const struct plan *p, const char *image)
 	lab_mkdir_p(consoles);
 	g_free(consoles);
 	unlink(p->f.console);
+	if (in->place)
+		return make_remote_files(in->place, p, image);
 	if (lab_qcow2_create(p->f.overlay, image, 0) != 0 ||
 	    lab_seed_write(p->f.seed, p->user_data, p->meta_data) != 0)
 		return -1;
@@ -236,7 +306,7 @@ static int boot_guest(struct lab_inst *in, struct plan *p, const char *image,
 
 	record_guest(in, p, "booted");
 	if (lab_inst_save(in) != 0 || lab_write_file(xmlp, xml, -1) != 0 ||
-	    make_boot_files(p, image) != 0)
+	    make_boot_files(in, p, image) != 0)
 		goto out;
 	d = virDomainCreateXML(in->conn, xml, VIR_DOMAIN_NONE);
 	if (!d) {
@@ -316,6 +386,9 @@ static int wait_booted(struct lab_inst *in, struct plan *ps, guint n,
 				lab_err(r < 0 ? "guest %s stopped while booting (panic or crash?)"
 					      : "guest %s not ready in time (agent or cloud-init)",
 					p->g->name);
+				if (in->place)
+					lab_place_fetch(in->place, p->console_at,
+							p->f.console);
 				show_console_tail(p->g->name, p->f.console);
 				return -1;
 			}
@@ -490,8 +563,11 @@ struct up {
 	struct lab_inst *in;
 	struct lab_topology *t;
 	const struct lab_up_opts *o;
-	const char *image;
+	const char *image; /* the base image, on the guests' host */
 	const char *type;
+	char *tests_at;    /* the tests disk, on the guests' host */
+	char *image_at;    /* the base image's volume on another host */
+	const struct lab_host *host; /* NULL: the local default */
 	struct plan *ps;
 	guint n;
 	char *key;
@@ -519,7 +595,7 @@ static int plan_all(struct up *u)
 	u->ps = g_new0(struct plan, u->n);
 	for (i = 0; i < u->n; i++)
 		if (plan_guest(u->in, g_ptr_array_index(u->t->guests, i), u->type,
-			       u->o->tests_iso != NULL, &u->ps[i]) != 0)
+			       u->tests_at, &u->ps[i]) != 0)
 			return -1;
 	inputs = g_new0(struct lab_saved_input, u->n);
 	for (i = 0; i < u->n; i++) {
@@ -618,6 +694,8 @@ static int bring_up(struct up *u)
 		if (lab_interrupted || create_network(u->in, net->name) != 0)
 			return -1;
 	}
+	if (u->in->place) /* saved state stays local for now: boot */
+		return boot_all(u, false);
 	if (u->o->tests_iso && link_tests_iso(u->in, u->o->tests_iso) != 0)
 		return -1;
 	saved = usable_saved(u);
@@ -679,6 +757,40 @@ static void up_free(struct up *u)
 	g_free(u->ps);
 	g_free(u->key);
 	g_free(u->saved);
+	g_free(u->tests_at);
+	g_free(u->image_at);
+	lab_place_free(u->in->place);
+	u->in->place = NULL;
+}
+
+/* On another host: its store, recorded in the state before anything is
+ * put there, and the shared files uploaded (skipped when present). */
+static int place_instance(struct up *u)
+{
+	struct lab_inst *in = u->in;
+	const struct lab_host *h = u->host;
+	char *image;
+
+	if (!h) {
+		u->tests_at = g_strdup(u->o->tests_iso);
+		return 0;
+	}
+	g_key_file_set_string(in->state, "instance", "host", h->name);
+	g_key_file_set_string(in->state, "instance", "uri", h->uri);
+	g_key_file_set_string(in->state, "instance", "store", h->store);
+	if (lab_inst_save(in) != 0 ||
+	    !(in->place = lab_place_open(in->conn, h->name, h->uri, h->store)))
+		return -1;
+	lab_phase_begin("upload to host");
+	image = lab_place_shared(in->place, "image", u->image);
+	if (!image)
+		return -1;
+	u->image_at = image;
+	u->image = image;
+	if (u->o->tests_iso &&
+	    !(u->tests_at = lab_place_shared(in->place, "tests", u->o->tests_iso)))
+		return -1;
+	return 0;
 }
 
 static int up_instance(struct up *u)
@@ -693,7 +805,7 @@ static int up_instance(struct up *u)
 		return 1;
 	}
 	if (!(in->conn = lab_virt_connect()) || lab_inst_sweep(in->conn) != 0 ||
-	    plan_all(u) != 0)
+	    place_instance(u) != 0 || plan_all(u) != 0)
 		return 1;
 	if (bring_up(u) == 0) {
 		lab_inst_save(in);
@@ -709,6 +821,24 @@ static int up_instance(struct up *u)
 	return 1;
 }
 
+/* The host of --host NAME, checked against hosts.ini before anything is
+ * built or created; later connections of this lab go there. */
+static const struct lab_host *host_of(const struct lab_up_opts *o,
+				      struct lab_hosts **hosts)
+{
+	const struct lab_host *h;
+
+	if (!(*hosts = lab_hosts_open(o->hosts_file)))
+		return NULL;
+	if (!(h = lab_hosts_find(*hosts, o->host))) {
+		lab_err("up: no host '%s' in %s (`lab hosts` lists them)", o->host,
+			(*hosts)->path);
+		return NULL;
+	}
+	lab_virt_set_uri(h->uri);
+	return h;
+}
+
 /* Order matters: the topology is checked before anything is built or
  * created (a bad file is exit 2 on an empty cache too), then the kernels
  * and the image must exist, then the tests disk is built. */
@@ -718,11 +848,16 @@ int lab_up(const struct lab_up_opts *o)
 	struct lab_up_opts opts = *o;
 	struct lab_inst in = { .lock_fd = -1 };
 	struct up u = { .in = &in, .o = &opts };
+	struct lab_hosts *hosts = NULL;
 	char *image = NULL, *iso = NULL, *why;
 	int rc = 1;
 
 	if (!t)
 		return 2;
+	if (o->host && !(u.host = host_of(o, &hosts))) {
+		lab_topology_free(t);
+		return 2;
+	}
 	if ((why = lab_home_unreachable(lab_home()))) {
 		lab_err("%s", why);
 		g_free(why);
@@ -753,6 +888,7 @@ out:
 	up_free(&u);
 	lab_inst_close(&in);
 	lab_topology_free(t);
+	lab_hosts_free(hosts);
 	g_free(image);
 	g_free(iso);
 	return rc;
@@ -761,6 +897,9 @@ out:
 static const char up_usage[] =
 	"usage: lab up [-t TOPOLOGY] [--kernel baseline|patched] [--accel auto|tcg|kvm]\n"
 	"              [--timeout SECONDS] [--keep] [--fresh] [--guests A,B]\n"
+	"              [--host NAME [--hosts FILE]]\n"
+	"  --host NAME  on that host of hosts.ini (`lab hosts`): every file goes\n"
+	"               there through libvirt's storage API; it boots (no saved state)\n"
 	"  --guests A,B  bring up only these guests of the topology\n"
 	"  --fresh  boot instead of restoring the saved ready state, and save anew\n";
 
@@ -781,7 +920,7 @@ static int check_up_opts(const struct lab_up_opts *o)
 int cmd_up(int argc, char **argv)
 {
 	struct lab_up_opts o = { "default", NULL, "auto", NULL,
-				 DEFAULT_READY_TIMEOUT_S, false, false, NULL };
+				 DEFAULT_READY_TIMEOUT_S, false, false, NULL, NULL, NULL };
 	char **only = NULL;
 	int i, rc;
 
@@ -805,6 +944,10 @@ int cmd_up(int argc, char **argv)
 			g_strfreev(only);
 			o.only = only = g_strsplit(argv[++i], ",", -1);
 		}
+		else if (!strcmp(a, "--host") && has)
+			o.host = argv[++i];
+		else if (!strcmp(a, "--hosts") && has)
+			o.hosts_file = argv[++i];
 		else if (!strcmp(a, "--keep"))
 			o.keep = true;
 		else if (!strcmp(a, "--fresh"))
@@ -1006,6 +1149,11 @@ int cmd_restart(int argc, char **argv)
 	grp = g_strdup_printf("guest %s", argv[1]);
 	if (!lab_inst_is_up(&in) || !(dom = g_key_file_get_string(in.state, grp, "domain", NULL))) {
 		lab_err("no guest '%s' in instance '%s' (see `lab status`)", argv[1], lab_instance());
+		goto out;
+	}
+	if (g_key_file_has_key(in.state, "instance", "store", NULL)) {
+		lab_err("instance '%s' is on another host: `lab restart` there is not "
+			"supported yet; `lab down` and `lab up --host` again", lab_instance());
 		goto out;
 	}
 	if (!(in.conn = lab_virt_connect()))

@@ -16,6 +16,8 @@ struct lab_up_opts {
 	bool fresh;            /* ignore and refresh the saved ready state */
 	char **only;           /* NULL, or the guests to bring up (the rest of
 				* the topology is left out) */
+	const char *host;      /* NULL: the local default; else a hosts.ini name */
+	const char *hosts_file; /* NULL: $LAB_HOME/hosts.ini */
 };
 
 /* 0 up, 1 failed (everything created torn down), 2 bad topology. */

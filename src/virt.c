@@ -2,6 +2,7 @@
  * look at guests that are up: `lab status`, `lab console`, `lab exec`. */
 #include "virt.h"
 #include "instance.h"
+#include "place.h"
 #include "agent.h"
 #include "domxml.h"
 #include "image.h"
@@ -110,16 +111,41 @@ virConnectPtr lab_virt_open(const char *uri)
 	return c;
 }
 
+static char *uri_override;
+
+void lab_virt_set_uri(const char *uri)
+{
+	g_free(uri_override);
+	uri_override = g_strdup(uri);
+}
+
+const char *lab_virt_uri(void)
+{
+	static char *recorded;
+	const char *env = getenv("LAB_LIBVIRT_URI");
+	GKeyFile *kf;
+
+	if (uri_override)
+		return uri_override;
+	if (env && *env)
+		return env;
+	if (!recorded && (kf = lab_inst_state_read())) {
+		recorded = g_key_file_get_string(kf, "instance", "uri", NULL);
+		g_key_file_free(kf);
+	}
+	return recorded ? recorded : "qemu:///system";
+}
+
 virConnectPtr lab_virt_connect(void)
 {
-	const char *uri = getenv("LAB_LIBVIRT_URI");
-	virConnectPtr c = lab_virt_open(uri && *uri ? uri : "qemu:///system");
+	const char *uri = lab_virt_uri();
+	virConnectPtr c = lab_virt_open(uri);
 
 	if (!c)
 		lab_err("cannot connect to libvirt (%s): %s\n"
 			"  is libvirtd running? start it with: virtlogd -d && libvirtd -d\n"
 			"  (or `systemctl start libvirtd` where systemd runs)",
-			uri && *uri ? uri : "qemu:///system", lab_virt_error());
+			uri, lab_virt_error());
 	return c;
 }
 
@@ -221,13 +247,46 @@ int cmd_status(int argc, char **argv)
 	return 0;
 }
 
+/* A guest on another host: its log is a volume of the host's store,
+ * fetched through the storage API into the local copy before reading. */
+static int fetch_console(const char *guest, const char *local)
+{
+	struct lab_inst in;
+	struct lab_place *pl;
+	char *grp = g_strdup_printf("guest %s", guest), *dom, *store, *path;
+	int err = 0, rc = 0;
+
+	if (lab_inst_open_unlocked(&in) != 0 ||
+	    !(store = g_key_file_get_string(in.state, "instance", "store", NULL))) {
+		lab_inst_close(&in);
+		g_free(grp);
+		return 0; /* local: the file is there */
+	}
+	dom = g_key_file_get_string(in.state, grp, "domain", NULL);
+	in.conn = dom ? lab_virt_connect() : NULL;
+	pl = in.conn ? lab_place_of(&in, &err) : NULL;
+	path = g_strdup_printf("%s/%s-console.log", store, dom ? dom : "");
+	rc = pl ? lab_place_fetch(pl, path, local) : -1;
+	lab_place_free(pl);
+	if (in.conn)
+		virConnectClose(in.conn);
+	in.conn = NULL;
+	lab_inst_close(&in);
+	g_free(path);
+	g_free(store);
+	g_free(dom);
+	g_free(grp);
+	return rc;
+}
+
 int cmd_console(int argc, char **argv)
 {
-	bool follow = true;
+	bool follow = true, remote;
 	const char *guest = NULL;
 	char *path;
 	FILE *f;
 	char buf[4096];
+	long at = 0;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -254,6 +313,17 @@ int cmd_console(int argc, char **argv)
 		path = instance_file(file);
 		g_free(file);
 	}
+	{
+		GKeyFile *st = lab_inst_state_read();
+
+		remote = st && g_key_file_has_key(st, "instance", "store", NULL);
+		if (st)
+			g_key_file_free(st);
+	}
+	if (remote && fetch_console(guest, path) != 0) {
+		g_free(path);
+		return 1;
+	}
 	f = fopen(path, "r");
 	if (!f) {
 		lab_err("no console log for guest '%s' (%s): is it part of the topology that is up?",
@@ -267,14 +337,24 @@ int cmd_console(int argc, char **argv)
 		if (n > 0) {
 			fwrite(buf, 1, n, stdout);
 			fflush(stdout);
+			at += (long)n;
 			continue;
 		}
 		if (!follow)
 			break;
+		if (remote) { /* a new copy: read on from where we were */
+			fclose(f);
+			usleep(2000000);
+			if (fetch_console(guest, path) != 0 || !(f = fopen(path, "r")))
+				break;
+			fseek(f, at, SEEK_SET);
+			continue;
+		}
 		clearerr(f);
 		usleep(200000);
 	}
-	fclose(f);
+	if (f)
+		fclose(f);
 	g_free(path);
 	return 0;
 }

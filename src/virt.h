@@ -12,6 +12,11 @@ virConnectPtr lab_virt_connect(void);
 /* A connection to URI with keepalive and quiet errors; NULL (no message:
  * see lab_virt_error) when it cannot be opened. */
 virConnectPtr lab_virt_open(const char *uri);
+/* Where lab_virt_connect goes: URI set here (lab up --host), else
+ * $LAB_LIBVIRT_URI, else the URI the instance that is up was created on,
+ * else qemu:///system. */
+void lab_virt_set_uri(const char *uri);
+const char *lab_virt_uri(void);
 /* "kvm" when hardware KVM (kvm_intel/kvm_amd) is loaded, else "qemu". */
 const char *lab_virt_domain_type(const char *accel);
 /* Domain of a guest of the instance that is up, or NULL (message printed). */

@@ -333,6 +333,30 @@ interop_ci() {
 	./lab down >/dev/null 2>&1
 }
 
+# remote_smoke URI HOSTS STORE: a smoke instance on that host: booted with
+# the kernel, disks, seed, tests disk and console log all volumes of its
+# store; exec, status and console through the remote connection; down
+# removes the instance's volumes and leaves the shared ones.
+remote_smoke() {
+	local uri=$1 hf=$2 store=$3 inst=${LAB_INSTANCE}r xml out
+	LAB_INSTANCE=$inst timeout 900 ./lab up -t smoke --kernel patched --host lo \
+		--hosts "$hf" >"$logs/up-remote.log" 2>&1 && grep -q "smoke .*booted in" "$logs/up-remote.log"
+	record "lab up --host lo: smoke boots over qemu+ssh" $? "$(tail -8 "$logs/up-remote.log")"
+	xml=$(virsh -c "$uri" dumpxml "$inst-smoke" 2>&1 | grep -E "<kernel>|source file=|log file=")
+	[ "$(echo "$xml" | grep -c "$store/")" -ge 5 ] && ! echo "$xml" | grep -qv "$store/"
+	record "every file of the remote guest is a volume of the host's store" $? "$xml"
+	out=$(LAB_INSTANCE=$inst timeout 60 ./lab exec smoke -- uname -r 2>&1)
+	case "$out" in 6.1.*) true ;; *) false ;; esac
+	record "lab exec through the remote connection (uname -r: $out)" $?
+	LAB_INSTANCE=$inst timeout 60 ./lab console --no-follow smoke 2>&1 | grep -q "Linux version 6.1"
+	record "lab console reads the remote log through the storage API" $?
+	LAB_INSTANCE=$inst timeout 120 ./lab down >"$logs/down-remote.log" 2>&1 &&
+		! virsh -c "$uri" list --name 2>/dev/null | grep -q "^$inst-" &&
+		! compgen -G "$store/$inst-*" >/dev/null && compgen -G "$store/image-*" >/dev/null
+	record "lab down removes the remote guest and its volumes, keeps the shared ones" $? \
+		"$(tail -3 "$logs/down-remote.log"); $(find "$store" -maxdepth 1 -printf '%f ')"
+}
+
 # Many hosts, the part that exists: a second libvirt endpoint reached over
 # libvirt's remote protocol (qemu+ssh to a throwaway sshd on loopback); the
 # cached kernels and image reach its store through the storage API, intact;
@@ -340,6 +364,7 @@ interop_ci() {
 hosts_ci() {
 	local dir uri hf img
 	dir=$(mktemp -d /tmp/lab-hosts.XXXXXX)
+	chmod 755 "$dir" # QEMU (user libvirt-qemu) opens the store's files under it
 	uri=$(tests/loopback-ssh.sh start "$dir/ssh" 2>"$logs/sshd.log")
 	record "a throwaway sshd on 127.0.0.1 for libvirt's remote protocol" $? "$(cat "$logs/sshd.log")"
 	hf=$dir/hosts.ini
@@ -357,6 +382,7 @@ hosts_ci() {
 	timeout 120 ./lab hosts --hosts "$hf" sync lo >"$logs/sync2.log" 2>&1 &&
 		grep -q "0 files uploaded.*3 already there" "$logs/sync2.log"
 	record "a second sync uploads nothing" $? "$(tail -4 "$logs/sync2.log")"
+	remote_smoke "$uri" "$hf" "$dir/store"
 	timeout 120 ./lab hosts --hosts "$hf" clean lo >"$logs/hosts-clean.log" 2>&1 && [ ! -e "$dir/store" ]
 	record "lab hosts clean removes the store (volumes, directory, pool)" $? "$(cat "$logs/hosts-clean.log")"
 	tests/loopback-ssh.sh stop "$dir/ssh"

@@ -80,13 +80,24 @@ static void test_pool_names(void **state)
 {
 	char *a = lab_store_pool_name("/var/lib/lab-store");
 	char *b = lab_store_pool_name("/srv/other");
-	char *c = lab_store_name("kernel", "/h/kernels/0123abcd/bzImage");
+	char *c = lab_store_name("kernel", "/h/kernels/0123abcd4567/bzImage");
+	char *d = lab_store_name("tests", "/h/tests/00890de7287f310a.iso");
+	char *e = lab_store_name("kernel", "/h/images/241fc1354b13dd40/debian/vmlinuz");
+	char *f = lab_store_name("kernel", "/h/images/0000000000000000/debian/vmlinuz");
 
 	(void)state;
 	assert_true(g_str_has_prefix(a, "lab-store-"));
 	assert_int_equal(strlen(a), strlen("lab-store-") + 8);
 	assert_string_not_equal(a, b);
-	assert_string_equal(c, "kernel-0123abcd-bzImage");
+	assert_string_equal(c, "kernel-0123abcd4567-bzImage");
+	assert_string_equal(d, "tests-00890de7287f310a.iso");
+	/* Debian's kernel of another image is another volume */
+	assert_true(g_str_has_prefix(e, "kernel-"));
+	assert_true(g_str_has_suffix(e, "-vmlinuz"));
+	assert_string_not_equal(e, f);
+	g_free(d);
+	g_free(e);
+	g_free(f);
 	g_free(a);
 	g_free(b);
 	g_free(c);

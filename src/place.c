@@ -1,0 +1,230 @@
+/* place.c - an instance's files on a host reached through libvirt: the
+ * kernel, image and tests disk as content-named volumes of the host's lab
+ * store, the instance's overlays, seeds and console logs as volumes named
+ * after the instance, recorded in its state before they are created so
+ * `lab down` removes exactly them. Every byte moves through the storage
+ * API (upload, download); nothing is read or written on the host's paths
+ * by lab itself. */
+#include "place.h"
+#include "instance.h"
+#include "store.h"
+#include "util.h"
+#include "virt.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GRP "instance"
+
+struct lab_place *lab_place_open(virConnectPtr c, const char *host,
+				 const char *uri, const char *dir)
+{
+	virStoragePoolPtr pool = lab_store_pool(c, dir);
+	struct lab_place *pl;
+
+	if (!pool)
+		return NULL;
+	pl = g_new0(struct lab_place, 1);
+	pl->pool = pool;
+	pl->dir = g_strdup(dir);
+	pl->host = g_strdup(host);
+	pl->uri = g_strdup(uri);
+	return pl;
+}
+
+struct lab_place *lab_place_of(struct lab_inst *in, int *err)
+{
+	char *dir = g_key_file_get_string(in->state, GRP, "store", NULL);
+	char *host = g_key_file_get_string(in->state, GRP, "host", NULL);
+	char *uri = g_key_file_get_string(in->state, GRP, "uri", NULL);
+	struct lab_place *pl = NULL;
+
+	*err = 0;
+	if (dir && in->conn && !(pl = lab_place_open(in->conn, host, uri, dir)))
+		*err = 1;
+	g_free(dir);
+	g_free(host);
+	g_free(uri);
+	return pl;
+}
+
+void lab_place_free(struct lab_place *pl)
+{
+	if (!pl)
+		return;
+	virStoragePoolFree(pl->pool);
+	g_free(pl->dir);
+	g_free(pl->host);
+	g_free(pl->uri);
+	g_free(pl);
+}
+
+char *lab_place_shared(struct lab_place *pl, const char *kind,
+		       const char *local)
+{
+	struct lab_store_stats s = { 0 };
+	char *name = lab_store_name(kind, local);
+	char *path = NULL;
+
+	if (lab_store_put(pl->pool, local, name, &s) == 0) {
+		path = g_build_filename(pl->dir, name, NULL);
+		if (s.uploaded)
+			lab_info("host %s: uploaded %s: %.1f MiB in %.1f s", pl->host,
+				 name, s.bytes / 1048576.0, s.seconds);
+	}
+	g_free(name);
+	return path;
+}
+
+char *lab_place_own(struct lab_place *pl, struct lab_inst *in, const char *name)
+{
+	gsize n = 0;
+	char **v = g_key_file_get_string_list(in->state, GRP, "volumes", &n, NULL);
+	GPtrArray *a = g_ptr_array_new();
+
+	for (gsize i = 0; i < n; i++)
+		if (strcmp(v[i], name))
+			g_ptr_array_add(a, v[i]);
+	g_ptr_array_add(a, (char *)name);
+	/* recorded first: if lab dies after the create, down still finds it */
+	g_key_file_set_string_list(in->state, GRP, "volumes",
+				   (const char *const *)a->pdata, a->len);
+	g_ptr_array_free(a, TRUE);
+	g_strfreev(v);
+	if (lab_inst_save(in) != 0)
+		return NULL;
+	return g_build_filename(pl->dir, name, NULL);
+}
+
+static void drop(struct lab_place *pl, const char *name)
+{
+	virStorageVolPtr v = virStorageVolLookupByName(pl->pool, name);
+
+	if (v) {
+		virStorageVolDelete(v, 0);
+		virStorageVolFree(v);
+	}
+}
+
+int lab_place_qcow2(struct lab_place *pl, const char *path, const char *backing,
+		    int size_mib)
+{
+	char *name = g_path_get_basename(path), *head, *xml, *back = NULL;
+	unsigned long long cap = (unsigned long long)size_mib << 20;
+	virStorageVolPtr v, b;
+	virStorageVolInfo bi;
+
+	if (backing) {
+		/* the overlay is as large as what it covers */
+		b = virStorageVolLookupByPath(virStoragePoolGetConnect(pl->pool), backing);
+		if (b && virStorageVolGetInfo(b, &bi) == 0)
+			cap = bi.capacity;
+		if (b)
+			virStorageVolFree(b);
+		back = g_markup_printf_escaped("<backingStore><path>%s</path>"
+					       "<format type='qcow2'/></backingStore>",
+					       backing);
+	}
+	head = g_markup_printf_escaped("<volume><name>%s</name>"
+				       "<capacity unit='bytes'>%llu</capacity>"
+				       "<target><format type='qcow2'/></target>",
+				       name, cap);
+	xml = g_strconcat(head, back ? back : "", "</volume>", NULL);
+	g_free(head);
+	drop(pl, name);
+	v = virStorageVolCreateXML(pl->pool, xml, 0);
+	if (!v)
+		lab_err("host %s: cannot create %s: %s", pl->host, name, lab_virt_error());
+	else
+		virStorageVolFree(v);
+	g_free(name);
+	g_free(back);
+	g_free(xml);
+	return v ? 0 : -1;
+}
+
+int lab_place_upload(struct lab_place *pl, const char *local, const char *path)
+{
+	struct lab_store_stats s = { 0 };
+	char *name = g_path_get_basename(path), *ok = g_strconcat(name, ".ok", NULL);
+	int rc;
+
+	drop(pl, ok); /* not content-named: replaced every time */
+	drop(pl, name);
+	rc = lab_store_put(pl->pool, local, name, &s);
+	drop(pl, ok);
+	g_free(name);
+	g_free(ok);
+	return rc;
+}
+
+static int write_chunk(virStreamPtr st, const char *buf, size_t n, void *opaque)
+{
+	(void)st;
+	return fwrite(buf, 1, n, opaque) == n ? (int)n : -1;
+}
+
+int lab_place_fetch(struct lab_place *pl, const char *path, const char *local)
+{
+	char *name = g_path_get_basename(path), *tmp = g_strconcat(local, ".part", NULL);
+	virStorageVolPtr v;
+	virStreamPtr st = NULL;
+	FILE *f = NULL;
+	int rc = -1;
+
+	virStoragePoolRefresh(pl->pool, 0); /* a log file appears on its own */
+	v = virStorageVolLookupByName(pl->pool, name);
+	if (!(f = fopen(tmp, "w")))
+		goto out;
+	if (v) {
+		st = virStreamNew(virStoragePoolGetConnect(pl->pool), 0);
+		if (!st || virStorageVolDownload(v, st, 0, 0, 0) < 0 ||
+		    virStreamRecvAll(st, write_chunk, f) < 0 || virStreamFinish(st) < 0) {
+			if (st)
+				virStreamAbort(st);
+			lab_err("host %s: cannot download %s: %s", pl->host, name,
+				lab_virt_error());
+			goto out;
+		}
+	}
+	if (fclose(f) == 0 && rename(tmp, local) == 0)
+		rc = 0;
+	f = NULL;
+out:
+	if (f)
+		fclose(f);
+	if (rc)
+		unlink(tmp);
+	if (st)
+		virStreamFree(st);
+	if (v)
+		virStorageVolFree(v);
+	g_free(name);
+	g_free(tmp);
+	return rc;
+}
+
+int lab_place_remove_own(struct lab_place *pl, struct lab_inst *in)
+{
+	gsize n = 0;
+	char **v = g_key_file_get_string_list(in->state, GRP, "volumes", &n, NULL);
+	int rc = 0;
+
+	virStoragePoolRefresh(pl->pool, 0);
+	for (gsize i = 0; i < n; i++) {
+		virStorageVolPtr vol = virStorageVolLookupByName(pl->pool, v[i]);
+
+		if (vol && virStorageVolDelete(vol, 0) < 0) {
+			lab_err("host %s: cannot delete %s: %s", pl->host, v[i],
+				lab_virt_error());
+			rc = -1;
+		}
+		if (vol)
+			virStorageVolFree(vol);
+	}
+	g_strfreev(v);
+	return rc;
+}
