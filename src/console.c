@@ -156,6 +156,7 @@ struct building {
 	char *title;      /* without " in FUNC" */
 	char *hint;       /* function named by the start line */
 	char *first_line;
+	char *message;
 	char *test;
 	long line;
 	enum mode mode;
@@ -173,6 +174,7 @@ struct scanner {
 	char *test;     /* the test whose BEGIN is open */
 	char *pre_text; /* a "cut here" or "=====" line heading the next report */
 	int pre_msgs;   /* lines after a cut-here: a WARN()'s own message */
+	char *pre_message; /* those lines, without their stamps */
 	char *pre_body;
 };
 
@@ -209,6 +211,7 @@ void lab_report_free(struct lab_report *r)
 	g_free(r->title);
 	g_free(r->function);
 	g_free(r->first_line);
+	g_free(r->message);
 	g_free(r->excerpt);
 	g_free(r->test);
 	g_free(r);
@@ -265,12 +268,14 @@ static void scanner_clear(struct scanner *s)
 	g_free(s->test);
 	g_free(s->pre_text);
 	g_free(s->pre_body);
+	g_free(s->pre_message);
 }
 
 static void clear_preamble(struct scanner *s)
 {
 	g_clear_pointer(&s->pre_text, g_free);
 	g_clear_pointer(&s->pre_body, g_free);
+	g_clear_pointer(&s->pre_message, g_free);
 	s->pre_msgs = 0;
 }
 
@@ -285,6 +290,10 @@ static bool warn_message(struct scanner *s, const struct kline *k)
 	t = g_strconcat(s->pre_text, "\n", k->text, NULL);
 	g_free(s->pre_text);
 	s->pre_text = t;
+	t = s->pre_message ? g_strconcat(s->pre_message, "\n", k->body, NULL)
+			   : g_strdup(k->body);
+	g_free(s->pre_message);
+	s->pre_message = t;
 	s->pre_msgs++;
 	return true;
 }
@@ -362,6 +371,7 @@ static void building_free(struct building *b)
 	g_free(b->title);
 	g_free(b->hint);
 	g_free(b->first_line);
+	g_free(b->message);
 	g_free(b->test);
 	g_free(b);
 }
@@ -387,6 +397,7 @@ static void finish(struct scanner *s)
 	else
 		r->title = g_strdup(b->title);
 	r->first_line = g_steal_pointer(&b->first_line);
+	r->message = g_steal_pointer(&b->message);
 	r->test = g_steal_pointer(&b->test);
 	r->excerpt = excerpt(b->text);
 	r->line = b->line;
@@ -415,6 +426,7 @@ static struct building *start(struct scanner *s, const struct pattern *p,
 	if (s->pre_text) {
 		g_ptr_array_add(b->text, g_steal_pointer(&s->pre_text));
 		g_ptr_array_add(b->body, g_steal_pointer(&s->pre_body));
+		b->message = g_steal_pointer(&s->pre_message);
 	}
 	append(b, k);
 	b->title = g_match_info_expand_references(mi, p->title, NULL);

@@ -12,6 +12,8 @@ struct lab_report {
 	char *title;
 	char *function;   /* guilty function or NULL */
 	char *first_line; /* without the [ time ] prefix */
+	char *message;    /* a WARN()'s own message (the lines between its
+			   * cut-here and its WARNING line), or NULL */
 	char *excerpt;
 	char *test;       /* enclosing test, NULL outside markers */
 	long line;        /* 1-based line in the log */

@@ -365,12 +365,14 @@ static long window_hits(const char *out)
 	return p ? strtol(p + strlen("# window_hits="), NULL, 10) : -1;
 }
 
-/* The fix's own report (006's WARN), by its title or first line only -
- * not anywhere in its excerpt - and never one an oops was folded into. */
+/* The fix's own report (006's WARN), by its title, first line or the
+ * WARN's own message only - not anywhere in its excerpt - and never one an
+ * oops was folded into. */
 static bool is_expected(const struct lab_report *rep, const char *want)
 {
 	return want && !rep->absorbed_crash &&
-	       (strstr(rep->title, want) || strstr(rep->first_line, want));
+	       (strstr(rep->title, want) || strstr(rep->first_line, want) ||
+		(rep->message && strstr(rep->message, want)));
 }
 
 /* Sort the test's console reports: the fix's own expected report, reports
