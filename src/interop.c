@@ -296,16 +296,14 @@ static const char interop_usage[] =
 	"  topology (default: interop), per version and group; writes\n"
 	"  $LAB_HOME/interop/ID/matrix.txt, .json, .html.\n";
 
+/* interop/DATE, -2 ... when another instance's matrix ends this second */
 static char *new_dir(void)
 {
-	char stamp[32];
-	time_t now = time(NULL);
-	char *rel, *dir;
+	char *root = lab_path("interop"), *id = NULL, *dir;
 
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-	rel = g_build_filename("interop", stamp, NULL);
-	dir = lab_path(rel);
-	g_free(rel);
+	dir = lab_unique_dir(root, NULL, &id);
+	g_free(root);
+	g_free(id);
 	return dir;
 }
 
@@ -360,7 +358,7 @@ int cmd_interop(int argc, char **argv)
 		rc = lab_run_with(&ro, &run_dir) == 130 ? 130 : 0;
 		if (run_dir) {
 			dir = new_dir();
-			if (lab_interop_write(dir, run_dir) != 0)
+			if (!dir || lab_interop_write(dir, run_dir) != 0)
 				rc = 1;
 		}
 		if (!keep)

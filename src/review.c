@@ -69,13 +69,15 @@ static int prepare(void)
 	return cmd_image(1, image) == 0 && !lab_interrupted ? 0 : -1;
 }
 
+/* reviews/DATE, -2 ... when another instance's review ends this second */
 static char *review_dir(void)
 {
-	char stamp[32];
-	time_t now = time(NULL);
+	char *root = lab_path("reviews"), *id = NULL, *dir;
 
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-	return g_strdup_printf("%s/reviews/%s", lab_home(), stamp);
+	dir = lab_unique_dir(root, NULL, &id);
+	g_free(root);
+	g_free(id);
+	return dir;
 }
 
 /* What `lab report DIR` needs to render the review again. */
@@ -202,7 +204,10 @@ static int review(const struct review_opts *o)
 	lab_phase_end();
 	info.phases = phases = lab_phase_text();
 	info.topology = o->topology;
-	lab_mkdir_p(dir);
+	if (!dir) {
+		rc = 1;
+		goto out;
+	}
 	write_info(dir, &info);
 	if (o->isolate && base && patched) {
 		lab_phase_begin("isolate");

@@ -1040,25 +1040,11 @@ static const char *nfs_server_of(GPtrArray *guests)
 /* Run directories are unique: a second run in the same second gets -2. */
 static char *new_run_dir(const char *runs_root, const char *kernel, char **id)
 {
-	char stamp[32];
-	time_t now = time(NULL);
-	char *dir = NULL, *latest;
+	char *dir, *latest;
 	char *root = runs_root ? g_strdup(runs_root) : lab_path("runs");
-	int n;
 
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-	lab_mkdir_p(root);
-	for (n = 1; n < 100 && !dir; n++) {
-		*id = n == 1 ? g_strdup_printf("%s-%s", stamp, kernel)
-			     : g_strdup_printf("%s-%s-%d", stamp, kernel, n);
-		dir = g_build_filename(root, *id, NULL);
-		if (mkdir(dir, 0755) != 0) {
-			g_clear_pointer(&dir, g_free);
-			g_clear_pointer(id, g_free);
-		}
-	}
+	dir = lab_unique_dir(root, kernel, id);
 	if (!dir) {
-		lab_err("cannot make a run directory under %s", root);
 		g_free(root);
 		return NULL;
 	}

@@ -427,15 +427,6 @@ static int loop(struct lab_stress *s, const struct stress_opts *so)
 
 /* ---- bring-up, resume, status ---- */
 
-static char *new_id(void)
-{
-	char stamp[32];
-	time_t now = time(NULL);
-
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-	return g_strdup(stamp);
-}
-
 static bool instance_up(void)
 {
 	struct lab_inst in;
@@ -661,13 +652,21 @@ int cmd_stress(int argc, char **argv)
 		}
 		if (!s->seed)
 			s->seed = (guint64)time(NULL) % 100000;
-		s->id = new_id();
-		s->dir = stress_dir(s->id);
+		{
+			char *root = lab_path("stress");
+
+			/* unique even when another instance starts this second */
+			s->dir = lab_unique_dir(root, NULL, &s->id);
+			g_free(root);
+		}
+		if (!s->dir) {
+			rc = 1;
+			goto out;
+		}
 		s->topology = g_strdup(so.topology);
 		s->kernel = g_strdup(so.kernel ? so.kernel : "patched");
 		so.kernel = s->kernel;
 		s->started = (gint64)time(NULL);
-		lab_mkdir_p(s->dir);
 	}
 	if (bring_up(&so, &we_did) != 0) {
 		rc = 1;

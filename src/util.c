@@ -119,6 +119,31 @@ int lab_mkdir_p(const char *path)
 	return 0;
 }
 
+char *lab_unique_dir(const char *root, const char *suffix, char **id)
+{
+	char stamp[32], *dir = NULL, *base;
+	time_t now = time(NULL);
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+	base = suffix ? g_strdup_printf("%s-%s", stamp, suffix) : g_strdup(stamp);
+	if (lab_mkdir_p(root) != 0) {
+		g_free(base);
+		return NULL;
+	}
+	for (int n = 1; n < 100 && !dir; n++) {
+		*id = n == 1 ? g_strdup(base) : g_strdup_printf("%s-%d", base, n);
+		dir = g_build_filename(root, *id, NULL);
+		if (mkdir(dir, 0755) != 0) {
+			g_clear_pointer(&dir, g_free);
+			g_clear_pointer(id, g_free);
+		}
+	}
+	if (!dir)
+		lab_err("cannot make a new directory %s-N under %s", base, root);
+	g_free(base);
+	return dir;
+}
+
 static int rm_one(const char *p, const struct stat *st, int flag,
 		  struct FTW *ftw)
 {

@@ -25,6 +25,12 @@ char *lab_path(const char *rel); /* g_build_filename(lab_home(), rel) */
 char *lab_src_path(const char *rel);
 
 int lab_mkdir_p(const char *path);
+/* Make ROOT/STAMP[-SUFFIX] for a new run, review, stress or interop
+ * result, STAMP the local time to the second; when that exists (another
+ * instance began in the same second) -2, -3, ... is added. Created with
+ * mkdir(2), so two lab processes never share one. The path, and *id its
+ * last component, or NULL with a message. */
+char *lab_unique_dir(const char *root, const char *suffix, char **id);
 int lab_rm_rf(const char *path);
 /* Bytes a file or tree takes on disk (allocated blocks: sparse files
  * count what they use). */

@@ -129,12 +129,43 @@ static void test_round_trip(void **st)
 	g_free(p);
 }
 
+/* Two stress runs begun in the same second (two instances) never share a
+ * directory: the second gets -2 (seen: both wrote one stress.json). */
+static void test_unique_dirs(void **state)
+{
+	char *root = g_dir_make_tmp("lab-unique-XXXXXX", NULL);
+	char *id1 = NULL, *id2 = NULL, *id3 = NULL;
+	char *a = lab_unique_dir(root, NULL, &id1);
+	char *b = lab_unique_dir(root, NULL, &id2);
+	char *c = lab_unique_dir(root, "patched", &id3);
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_string_not_equal(a, b);
+	assert_true(g_file_test(a, G_FILE_TEST_IS_DIR));
+	assert_true(g_file_test(b, G_FILE_TEST_IS_DIR));
+	assert_true(g_str_has_suffix(id3, "-patched") || strstr(id3, "-patched-"));
+	/* same second (almost always): the second one is the first plus -2 */
+	if (strlen(id2) > strlen(id1))
+		assert_true(g_str_has_prefix(id2, id1) && g_str_has_suffix(id2, "-2"));
+	lab_rm_rf(root);
+	g_free(a);
+	g_free(b);
+	g_free(c);
+	g_free(id1);
+	g_free(id2);
+	g_free(id3);
+	g_free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wilson),
 		cmocka_unit_test(test_titles),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_unique_dirs),
 	};
 
 	return cmocka_run_group_tests_name("stress", tests, NULL, NULL);
