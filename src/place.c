@@ -99,16 +99,6 @@ char *lab_place_own(struct lab_place *pl, struct lab_inst *in, const char *name)
 	return g_build_filename(pl->dir, name, NULL);
 }
 
-static void drop(struct lab_place *pl, const char *name)
-{
-	virStorageVolPtr v = virStorageVolLookupByName(pl->pool, name);
-
-	if (v) {
-		virStorageVolDelete(v, 0);
-		virStorageVolFree(v);
-	}
-}
-
 int lab_place_qcow2(struct lab_place *pl, const char *path, const char *backing,
 		    int size_mib)
 {
@@ -134,7 +124,7 @@ int lab_place_qcow2(struct lab_place *pl, const char *path, const char *backing,
 				       name, cap);
 	xml = g_strconcat(head, back ? back : "", "</volume>", NULL);
 	g_free(head);
-	drop(pl, name);
+	lab_store_drop(pl->pool, name);
 	v = virStorageVolCreateXML(pl->pool, xml, 0);
 	if (!v)
 		lab_err("host %s: cannot create %s: %s", pl->host, name, lab_virt_error());
@@ -152,10 +142,10 @@ int lab_place_upload(struct lab_place *pl, const char *local, const char *path)
 	char *name = g_path_get_basename(path), *ok = g_strconcat(name, ".ok", NULL);
 	int rc;
 
-	drop(pl, ok); /* not content-named: replaced every time */
-	drop(pl, name);
+	lab_store_drop(pl->pool, ok); /* not content-named: replaced every time */
+	lab_store_drop(pl->pool, name);
 	rc = lab_store_put(pl->pool, local, name, &s);
-	drop(pl, ok);
+	lab_store_drop(pl->pool, ok);
 	g_free(name);
 	g_free(ok);
 	return rc;

@@ -181,7 +181,7 @@ static bool has_vol(virStoragePoolPtr pool, const char *name)
 	return v != NULL;
 }
 
-static void drop_vol(virStoragePoolPtr pool, const char *name)
+void lab_store_drop(virStoragePoolPtr pool, const char *name)
 {
 	virStorageVolPtr v = virStorageVolLookupByName(pool, name);
 
@@ -209,8 +209,8 @@ int lab_store_put(virStoragePoolPtr pool, const char *local, const char *name,
 		rc = 0;
 		goto out;
 	}
-	drop_vol(pool, ok);
-	drop_vol(pool, name); /* a half upload of ours: the name is a content key */
+	lab_store_drop(pool, ok);
+	lab_store_drop(pool, name); /* a half upload of ours: the name is a content key */
 	v = create_vol(pool, name, sb.st_size);
 	if (!v || upload(v, local, sb.st_size) < 0) {
 		lab_err("upload of %s as %s failed: %s", local, name,

@@ -33,6 +33,8 @@ virStoragePoolPtr lab_store_pool(virConnectPtr c, const char *dir);
  * deleted first. 0 on success. */
 int lab_store_put(virStoragePoolPtr pool, const char *local, const char *name,
 		  struct lab_store_stats *st);
+/* Delete volume NAME of the store if it is there. */
+void lab_store_drop(virStoragePoolPtr pool, const char *name);
 /* Content name of a cached file: KIND-KEY-BASENAME from its cache dir. */
 char *lab_store_name(const char *kind, const char *path);
 /* Upload the named kernels (bzImage) and the guest image; prints a line
