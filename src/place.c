@@ -18,6 +18,34 @@
 #include <unistd.h>
 
 #define GRP "instance"
+#define REFRESH_TRIES 20 /* a refresh waits for uploads and downloads */
+
+/* One stream or refresh of this process at a time on a store: libvirt
+ * refuses a pool refresh while any of its volumes streams. */
+static GMutex io_lock;
+
+static int refresh_locked(struct lab_place *pl)
+{
+	int i;
+
+	for (i = 0; i < REFRESH_TRIES; i++) {
+		if (virStoragePoolRefresh(pl->pool, 0) == 0)
+			return 0;
+		usleep(250000); /* another lab's upload on this store */
+	}
+	lab_err("host %s: cannot refresh the store: %s", pl->host, lab_virt_error());
+	return -1;
+}
+
+int lab_place_refresh(struct lab_place *pl)
+{
+	int rc;
+
+	g_mutex_lock(&io_lock);
+	rc = refresh_locked(pl);
+	g_mutex_unlock(&io_lock);
+	return rc;
+}
 
 struct lab_place *lab_place_open(virConnectPtr c, const char *host,
 				 const char *uri, const char *dir)
@@ -99,6 +127,24 @@ char *lab_place_own(struct lab_place *pl, struct lab_inst *in, const char *name)
 	return g_build_filename(pl->dir, name, NULL);
 }
 
+int lab_place_disown(struct lab_inst *in, const char *name)
+{
+	gsize n = 0, i;
+	char **v = g_key_file_get_string_list(in->state, GRP, "volumes", &n, NULL);
+	GPtrArray *a = g_ptr_array_new();
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i], name))
+			g_ptr_array_add(a, v[i]);
+	g_key_file_set_string_list(in->state, GRP, "volumes",
+				   (const char *const *)a->pdata, a->len);
+	rc = lab_inst_save(in);
+	g_ptr_array_free(a, TRUE);
+	g_strfreev(v);
+	return rc;
+}
+
 int lab_place_qcow2(struct lab_place *pl, const char *path, const char *backing,
 		    int size_mib)
 {
@@ -151,6 +197,17 @@ int lab_place_upload(struct lab_place *pl, const char *local, const char *path)
 	return rc;
 }
 
+/* Volume NAME, looked for again after a refresh when the pool does not
+ * know it yet (a log or state file libvirtd wrote on its own). */
+static virStorageVolPtr lookup_fresh(struct lab_place *pl, const char *name)
+{
+	virStorageVolPtr v = virStorageVolLookupByName(pl->pool, name);
+
+	if (!v && refresh_locked(pl) == 0)
+		v = virStorageVolLookupByName(pl->pool, name);
+	return v;
+}
+
 static int write_chunk(virStreamPtr st, const char *buf, size_t n, void *opaque)
 {
 	(void)st;
@@ -165,8 +222,8 @@ int lab_place_fetch(struct lab_place *pl, const char *path, const char *local)
 	FILE *f = NULL;
 	int rc = -1;
 
-	virStoragePoolRefresh(pl->pool, 0); /* a log file appears on its own */
-	v = virStorageVolLookupByName(pl->pool, name);
+	g_mutex_lock(&io_lock);
+	v = lookup_fresh(pl, name);
 	if (!(f = fopen(tmp, "w")))
 		goto out;
 	if (v) {
@@ -184,6 +241,7 @@ int lab_place_fetch(struct lab_place *pl, const char *path, const char *local)
 		rc = 0;
 	f = NULL;
 out:
+	g_mutex_unlock(&io_lock);
 	if (f)
 		fclose(f);
 	if (rc)
@@ -197,13 +255,70 @@ out:
 	return rc;
 }
 
+/* Download bytes [from, to) of V, appended to F. */
+static int download_range(struct lab_place *pl, virStorageVolPtr v,
+			  unsigned long long from, unsigned long long to, FILE *f)
+{
+	virStreamPtr st = virStreamNew(virStoragePoolGetConnect(pl->pool), 0);
+	int rc = -1;
+
+	if (st && virStorageVolDownload(v, st, from, to - from, 0) == 0 &&
+	    virStreamRecvAll(st, write_chunk, f) == 0 && virStreamFinish(st) == 0)
+		rc = 0;
+	else if (st)
+		virStreamAbort(st);
+	if (st)
+		virStreamFree(st);
+	return rc;
+}
+
+int lab_place_follow(struct lab_place *pl, const char *path, const char *local)
+{
+	char *name = g_path_get_basename(path);
+	virStorageVolPtr v;
+	virStorageVolInfo vi;
+	struct stat sb;
+	unsigned long long have;
+	FILE *f = NULL;
+	int rc = -1;
+
+	g_mutex_lock(&io_lock);
+	have = stat(local, &sb) == 0 ? (unsigned long long)sb.st_size : 0;
+	v = lookup_fresh(pl, name);
+	if (!v || virStorageVolGetInfo(v, &vi) != 0) { /* not written yet */
+		rc = 0;
+		goto out;
+	}
+	if (vi.capacity == have) {
+		rc = 0;
+		goto out;
+	}
+	/* shorter than our copy: a new boot started the log again */
+	if (!(f = fopen(local, vi.capacity < have ? "w" : "a")))
+		goto out;
+	if (vi.capacity < have)
+		have = 0;
+	rc = download_range(pl, v, have, vi.capacity, f);
+	if (rc != 0)
+		lab_err("host %s: cannot download %s: %s", pl->host, name,
+			lab_virt_error());
+out:
+	g_mutex_unlock(&io_lock);
+	if (f && fclose(f) != 0)
+		rc = -1;
+	if (v)
+		virStorageVolFree(v);
+	g_free(name);
+	return rc;
+}
+
 int lab_place_remove_own(struct lab_place *pl, struct lab_inst *in)
 {
 	gsize n = 0;
 	char **v = g_key_file_get_string_list(in->state, GRP, "volumes", &n, NULL);
 	int rc = 0;
 
-	virStoragePoolRefresh(pl->pool, 0);
+	lab_place_refresh(pl);
 	for (gsize i = 0; i < n; i++) {
 		virStorageVolPtr vol = virStorageVolLookupByName(pl->pool, v[i]);
 

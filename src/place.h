@@ -41,6 +41,16 @@ int lab_place_upload(struct lab_place *pl, const char *local, const char *path);
 /* Copy the volume at PATH (a console log) to LOCAL; 0 also when it is not
  * there yet (LOCAL is then empty). */
 int lab_place_fetch(struct lab_place *pl, const char *path, const char *local);
+/* Bring LOCAL up to date with the volume at PATH (a console log that
+ * grows): only the new bytes move; the whole log again when it is shorter
+ * than LOCAL (a new boot). 0 also when it is not there yet. */
+int lab_place_follow(struct lab_place *pl, const char *path, const char *local);
+/* Let the pool see volumes libvirtd wrote itself (logs, saved states);
+ * waits out this lab's own streams. 0 on success. */
+int lab_place_refresh(struct lab_place *pl);
+/* NAME is no longer the instance's own (it became shared, e.g. a saved
+ * state's disk): `lab down` leaves it. */
+int lab_place_disown(struct lab_inst *in, const char *name);
 /* Delete the instance's own volumes named in its state. 0 when all gone. */
 int lab_place_remove_own(struct lab_place *pl, struct lab_inst *in);
 

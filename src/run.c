@@ -15,6 +15,8 @@
 #include "run.h"
 #include "agent.h"
 #include "console.h"
+#include "place.h"
+#include "store.h"
 #include "instance.h"
 #include "owner.h"
 #include "results.h"
@@ -42,6 +44,8 @@ struct guest {
 	char *role;
 	char *address; /* without the prefix length */
 	char *console;
+	char *console_at; /* on another host: the log's volume (console is
+			   * the local copy lab keeps up to date) */
 	char *kernel;
 	int boots;
 	bool lost;     /* did not come back after a restart */
@@ -68,6 +72,7 @@ struct run_ctx {
 	const char *nfs_server;
 	const struct lab_run_opts *o;
 	virConnectPtr conn;
+	struct lab_place *place; /* the instance's host store, or NULL: local */
 	GMutex lock;
 	GCond changed;
 	guint printed;      /* KTAP lines out so far, in plan order */
@@ -87,6 +92,7 @@ static void guest_free(gpointer p)
 	g_free(g->role);
 	g_free(g->address);
 	g_free(g->console);
+	g_free(g->console_at);
 	g_free(g->kernel);
 	g_free(g);
 }
@@ -105,6 +111,7 @@ static GPtrArray *load_guests(GKeyFile *kf)
 		g->name = g_strdup(names[i]);
 		g->role = g_key_file_get_string(kf, grp, "role", NULL);
 		g->console = g_key_file_get_string(kf, grp, "console", NULL);
+		g->console_at = g_key_file_get_string(kf, grp, "console-at", NULL);
 		g->kernel = g_key_file_get_string(kf, grp, "kernel", NULL);
 		g->address = addr ? g_strndup(addr, strcspn(addr, "/")) : NULL;
 		g->boots = 1;
@@ -445,6 +452,14 @@ static void save_output(struct run_ctx *c, struct lab_result *r,
 	g_free(all);
 }
 
+/* On another host the console is a volume: bring the local copy, which
+ * every scan reads, up to date first. */
+static void sync_console(struct run_ctx *c, const struct guest *g)
+{
+	if (c->place && g->console_at)
+		lab_place_follow(c->place, g->console_at, g->console);
+}
+
 static char *saved_console_name(struct run_ctx *c, struct guest *g)
 {
 	char *d = g_build_filename(c->run.dir, "consoles", NULL);
@@ -486,6 +501,7 @@ static void observe_guest(struct run_ctx *c, const struct spec *s,
  * oops pinned to the test (and a grace for the program to finish) the
  * runner stops waiting: that is no timeout, the console says why. */
 struct oops_watch {
+	struct run_ctx *c;
 	const struct spec *s;
 	goffset seen;      /* console size at the last look */
 	double oops_at;    /* when an oops of this test was first seen */
@@ -505,6 +521,7 @@ static bool oopsed(void *arg)
 		return true; /* panic=0: the guest waits for nobody */
 	if (w->oops_at > 0)
 		return lab_now() - w->oops_at > OOPS_GRACE_S;
+	sync_console(w->c, w->s->g);
 	if (stat(w->s->g->console, &st) != 0 || st.st_size == w->seen)
 		return false;
 	w->seen = st.st_size;
@@ -525,6 +542,26 @@ static bool oopsed(void *arg)
 	return false;
 }
 
+/* libvirtd writes the dump on the guests' host: on another host into its
+ * store, fetched to PATH and removed there. */
+static int dump_to(struct run_ctx *c, virDomainPtr d, const char *file,
+		   const char *path)
+{
+	const unsigned fmt = VIR_DOMAIN_CORE_DUMP_FORMAT_KDUMP_ZLIB;
+	char *at;
+	int rc;
+
+	if (!c->place)
+		return virDomainCoreDumpWithFormat(d, path, fmt, VIR_DUMP_MEMORY_ONLY);
+	at = g_build_filename(c->place->dir, file, NULL);
+	rc = virDomainCoreDumpWithFormat(d, at, fmt, VIR_DUMP_MEMORY_ONLY);
+	if (rc == 0)
+		rc = lab_place_fetch(c->place, at, path);
+	lab_store_drop(c->place->pool, file);
+	g_free(at);
+	return rc;
+}
+
 /* A guest that died or hung, as it is now, before it is restored: a
  * kdump-compressed memory dump that crash(8) opens with the kernel's
  * vmlinux. Only when the caller asked for dumps (lab stress). */
@@ -543,8 +580,7 @@ static char *dump_guest(struct run_ctx *c, const struct spec *s)
 		g_strcanon(file, "abcdefghijklmnopqrstuvwxyz0123456789.-", '_');
 		path = g_build_filename(c->o->dump_dir, file, NULL);
 		lab_mkdir_p(c->o->dump_dir);
-		if (virDomainCoreDumpWithFormat(d, path, VIR_DOMAIN_CORE_DUMP_FORMAT_KDUMP_ZLIB,
-						VIR_DUMP_MEMORY_ONLY) != 0) {
+		if (dump_to(c, d, file, path) != 0) {
 			lab_err("cannot dump guest %s: %s", s->g->name, lab_virt_error());
 			g_clear_pointer(&path, g_free);
 		} else {
@@ -566,7 +602,7 @@ static void run_program(struct run_ctx *c, const struct spec *s,
 	const char *argv[] = { "/usr/bin/setsid", "/bin/sh", "-c", script, NULL };
 	virDomainPtr d = lab_virt_guest(c->conn, s->g->name);
 	struct lab_exec_result res = { 0 };
-	struct oops_watch w = { s, -1, 0, false };
+	struct oops_watch w = { c, s, -1, 0, false };
 	int how = d ? lab_agent_exec_watch(d, argv, s->t->timeout_s + AGENT_SLACK_S,
 					   0, oopsed, &w, &res) : -1;
 
@@ -634,6 +670,8 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 		}
 		s->g->boots++;
 	}
+	if (!saved)
+		sync_console(c, s->g);
 	classify_reports(c, s, r, saved ? saved : s->g->console, &o);
 	o.new_taint = lab_taint_bad_bits(r->taint_before, r->taint_after);
 	/* the fix's expected WARNING taints W (bit 9): no complaint then */
@@ -832,6 +870,8 @@ static void save_consoles(struct run_ctx *c)
 		char *data = NULL, *p;
 		gsize len = 0;
 
+		if (g->console)
+			sync_console(c, g);
 		if (!g->console || !g_file_get_contents(g->console, &data, &len, NULL))
 			continue;
 		p = g_strdup_printf("%s/consoles/%s.log", c->run.dir, g->name);
@@ -960,7 +1000,7 @@ static int run_all(struct run_ctx *c)
 	if (lab_virt_lost(c->conn)) {
 		lab_err("libvirtd stopped answering: run stopped, %u results kept in %s",
 			c->run.results->len, c->run.dir);
-		return 1;
+		return 3;
 	}
 	if (!c->o->quiet)
 		printf("# results: %s\n", c->run.dir);
@@ -1088,7 +1128,7 @@ static int prepare(struct run_ctx *c, struct lab_inst *in, char **names,
 	GPtrArray *(*resolve)(const struct lab_suite *, char **, char **) =
 		c->o->keep_order ? lab_suite_expand : lab_suite_resolve;
 	char *path = lab_src_path("tests/suite.ini"), *err = NULL;
-	int rc = 1;
+	int rc = 1, err_place = 0;
 
 	if (!(*suite = lab_suite_load(path, &err))) {
 		lab_err("bad suite map: %s", err);
@@ -1111,13 +1151,6 @@ static int prepare(struct run_ctx *c, struct lab_inst *in, char **names,
 		*tests = lab_suite_resolve(*suite, def, &err);
 		g_strfreev(def);
 	}
-	if (g_key_file_has_key(in->state, "instance", "store", NULL)) {
-		/* its consoles are volumes there and restarts need the saved
-		 * state, which stays local: not yet */
-		lab_err("instance '%s' is on another host: `lab run` there is not "
-			"supported yet (lab status, exec and console are)", lab_instance());
-		goto out;
-	}
 	c->guests = load_guests(in->state);
 	if (c->guests->len > 64) {
 		lab_err("more than 64 guests");
@@ -1126,6 +1159,9 @@ static int prepare(struct run_ctx *c, struct lab_inst *in, char **names,
 	if (!(c->conn = lab_virt_connect()))
 		goto out;
 	in->conn = c->conn;
+	/* kept in the instance: closing it frees the place with its pool */
+	if (!(c->place = in->place = lab_place_of(in, &err_place)) && err_place)
+		goto out;
 	rc = 0;
 out:
 	g_free(path);

@@ -327,7 +327,7 @@ static void save_rollback(virConnectPtr c, const char *tmp,
 	lab_rm_rf(tmp);
 }
 
-static int suspend_all(virConnectPtr c, struct lab_saved_guest *gs, guint n)
+int lab_saved_pause_all(virConnectPtr c, struct lab_saved_guest *gs, guint n)
 {
 	guint i;
 
@@ -372,7 +372,7 @@ int lab_saved_save(virConnectPtr c, const char *dir, const char *topology,
 	lab_rm_rf(tmp);
 	if (lab_mkdir_p(tmp) != 0)
 		goto out;
-	paused = suspend_all(c, gs, n);
+	paused = lab_saved_pause_all(c, gs, n);
 	if (paused < (int)n) {
 		save_rollback(c, tmp, gs, n, 0);
 		goto out;
@@ -408,8 +408,7 @@ out:
 
 /* libvirt restores only under the saved name and UUID: take the UUID from
  * the save file's own XML and put it into ours. */
-static char *with_saved_uuid(virConnectPtr c, const char *state,
-			     const char *xml)
+char *lab_saved_xml_for(virConnectPtr c, const char *state, const char *xml)
 {
 	char *saved = virDomainSaveImageGetXMLDesc(c, state, 0);
 	const char *u = saved ? strstr(saved, "<uuid>") : NULL;
@@ -466,7 +465,7 @@ int lab_saved_restore(virConnectPtr c, const char *dir,
 
 	if (new_overlays(dir, g) != 0)
 		goto out;
-	if (!(xml = with_saved_uuid(c, state, g->xml)))
+	if (!(xml = lab_saved_xml_for(c, state, g->xml)))
 		goto out;
 	if (virDomainRestoreFlags(c, state, xml, VIR_DOMAIN_SAVE_RUNNING) != 0) {
 		lab_err("cannot restore %s from %s: %s", g->guest, state,

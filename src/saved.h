@@ -85,6 +85,11 @@ int lab_saved_save(virConnectPtr c, const char *dir, const char *topology,
  * runs when 0 is returned; the caller sets its clock and pings it. */
 int lab_saved_restore(virConnectPtr c, const char *dir,
 		      const struct lab_saved_guest *g);
+/* Pause every guest for a consistent save; the number paused (n: all). */
+int lab_saved_pause_all(virConnectPtr c, struct lab_saved_guest *gs, guint n);
+/* XML for virDomainRestoreFlags: XML with the UUID that the state file
+ * STATE (a path on the guests' host) was saved under. NULL with a message. */
+char *lab_saved_xml_for(virConnectPtr c, const char *state, const char *xml);
 /* Evict least recently used saved states (never KEEP, never one an
  * instance uses) until the total fits the cap. */
 void lab_saved_enforce_cap(const char *keep);

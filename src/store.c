@@ -172,7 +172,7 @@ out:
 	return rc;
 }
 
-static bool has_vol(virStoragePoolPtr pool, const char *name)
+bool lab_store_has(virStoragePoolPtr pool, const char *name)
 {
 	virStorageVolPtr v = virStorageVolLookupByName(pool, name);
 
@@ -191,6 +191,21 @@ void lab_store_drop(virStoragePoolPtr pool, const char *name)
 	}
 }
 
+int lab_store_mark(virStoragePoolPtr pool, const char *name)
+{
+	char *ok = g_strconcat(name, ".ok", NULL);
+	virStorageVolPtr v;
+
+	lab_store_drop(pool, ok);
+	v = create_vol(pool, ok, 0);
+	if (!v)
+		lab_err("cannot mark %s complete: %s", name, lab_virt_error());
+	else
+		virStorageVolFree(v);
+	g_free(ok);
+	return v ? 0 : -1;
+}
+
 int lab_store_put(virStoragePoolPtr pool, const char *local, const char *name,
 		  struct lab_store_stats *s)
 {
@@ -204,7 +219,7 @@ int lab_store_put(virStoragePoolPtr pool, const char *local, const char *name,
 		lab_err("%s: %s", local, g_strerror(errno));
 		goto out;
 	}
-	if (has_vol(pool, ok) && has_vol(pool, name)) {
+	if (lab_store_has(pool, ok) && lab_store_has(pool, name)) {
 		s->present++;
 		rc = 0;
 		goto out;
@@ -220,11 +235,9 @@ int lab_store_put(virStoragePoolPtr pool, const char *local, const char *name,
 		goto out;
 	}
 	virStorageVolFree(v);
-	v = create_vol(pool, ok, 0);
-	if (!v) {
-		lab_err("cannot mark %s complete: %s", name, lab_virt_error());
+	v = NULL;
+	if (lab_store_mark(pool, name) != 0)
 		goto out;
-	}
 	s->uploaded++;
 	s->bytes += sb.st_size;
 	s->seconds += lab_now() - t0;

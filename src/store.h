@@ -33,6 +33,10 @@ virStoragePoolPtr lab_store_pool(virConnectPtr c, const char *dir);
  * deleted first. 0 on success. */
 int lab_store_put(virStoragePoolPtr pool, const char *local, const char *name,
 		  struct lab_store_stats *st);
+/* The store holds volume NAME (as the pool last saw it). */
+bool lab_store_has(virStoragePoolPtr pool, const char *name);
+/* Write NAME.ok: NAME (or the set NAME stands for) is complete. */
+int lab_store_mark(virStoragePoolPtr pool, const char *name);
 /* Delete volume NAME of the store if it is there. */
 void lab_store_drop(virStoragePoolPtr pool, const char *name);
 /* Content name of a cached file: KIND-KEY-BASENAME from its cache dir. */

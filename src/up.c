@@ -12,6 +12,7 @@
 #include "hosts.h"
 #include "owner.h"
 #include "place.h"
+#include "place_saved.h"
 #include "saved.h"
 #include "suite.h"
 #include "topology.h"
@@ -47,6 +48,8 @@ struct plan {
 	char *console_at;  /* on another host: the console log's volume
 			    * (f.console is the local copy fetched from it) */
 	struct lab_guest_files f;
+	char *alt_root;        /* on another host, while it boots to be saved: */
+	GPtrArray *alt_scratch;/* its own disks (f holds the saved state's) */
 	double ready_s;
 	bool restored;
 };
@@ -71,6 +74,9 @@ static void plan_clear(struct plan *p)
 	g_free(p->f.console);
 	if (p->f.scratch)
 		g_ptr_array_free(p->f.scratch, TRUE);
+	g_free(p->alt_root);
+	if (p->alt_scratch)
+		g_ptr_array_free(p->alt_scratch, TRUE);
 }
 
 static char *plan_xml(const struct plan *p, const char *type, const char *owner)
@@ -191,6 +197,8 @@ static void record_guest(struct lab_inst *in, const struct plan *p,
 	g_key_file_set_string(in->state, grp, "address", p->g->address);
 	g_key_file_set_string(in->state, grp, "role", p->g->role);
 	g_key_file_set_string(in->state, grp, "console", p->f.console);
+	if (p->console_at)
+		g_key_file_set_string(in->state, grp, "console-at", p->console_at);
 	g_key_file_set_string(in->state, grp, "overlay", p->f.overlay);
 	g_key_file_set_string(in->state, grp, "seed", p->f.seed);
 	g_key_file_set_string(in->state, grp, "boot", boot);
@@ -446,7 +454,8 @@ static void saved_guest_of(struct plan *p, const char *xml,
  * answered (and its clock set) while the others still restore. */
 struct restore_job {
 	virConnectPtr conn;
-	const char *dir;
+	struct lab_place *place; /* NULL: from DIR, else from the store's KEY */
+	const char *dir, *key;
 	struct plan *p;
 	struct lab_saved_guest sg;
 	char *xml;
@@ -454,12 +463,24 @@ struct restore_job {
 	int rc;
 };
 
+/* On another host: the seed goes there again (the instance's own volume),
+ * then the saved state's volumes get the instance's qcow2 on top. */
+static int restore_placed(struct restore_job *j)
+{
+	struct plan *p = j->p;
+
+	if (lab_seed_write(p->f.seed, p->user_data, p->meta_data) != 0 ||
+	    lab_place_upload(j->place, p->f.seed, p->seed_at) != 0)
+		return -1;
+	return lab_place_saved_restore(j->place, j->conn, j->key, &j->sg);
+}
+
 static gpointer restore_thread(gpointer data)
 {
 	struct restore_job *j = data;
 
 	j->rc = -1;
-	if (lab_saved_restore(j->conn, j->dir, &j->sg) != 0)
+	if ((j->place ? restore_placed(j) : lab_saved_restore(j->conn, j->dir, &j->sg)) != 0)
 		return NULL;
 	j->p->ready_s = lab_now() - j->t0;
 	if (settle_restored(j->conn, j->p->g->name, j->p->domain) != 0)
@@ -471,23 +492,34 @@ static gpointer restore_thread(gpointer data)
 	return NULL;
 }
 
+/* Where restarts find the state: a local directory, or the store's key. */
+static void record_saved(struct lab_inst *in, const char *dir, const char *key)
+{
+	if (in->place)
+		g_key_file_set_string(in->state, "instance", "saved-in-store", key);
+	else
+		g_key_file_set_string(in->state, "instance", "saved-dir", dir);
+}
+
 /* Record every guest first (state.ini and its XML: `lab down` must find
  * them whatever happens next), then restore them all at once. */
 static int restore_all(struct lab_inst *in, struct plan *ps, guint n,
-		       const char *dir, const char *type)
+		       const char *dir, const char *key, const char *type)
 {
 	struct restore_job *jobs = g_new0(struct restore_job, n);
 	GThread **threads = g_new0(GThread *, n);
 	int rc = 0;
 	guint i;
 
-	g_key_file_set_string(in->state, "instance", "saved-dir", dir);
+	record_saved(in, dir, key);
 	for (i = 0; i < n && rc == 0; i++) {
 		char *owner = lab_owner_xml();
 		char *xmlp = domain_xml_path(in->dir, ps[i].g->name);
 
 		jobs[i].conn = in->conn;
+		jobs[i].place = in->place;
 		jobs[i].dir = dir;
+		jobs[i].key = key;
 		jobs[i].p = &ps[i];
 		jobs[i].xml = plan_xml(&ps[i], type, owner);
 		saved_guest_of(&ps[i], jobs[i].xml, &jobs[i].sg);
@@ -527,12 +559,81 @@ static void stop_guests(struct lab_inst *in, struct plan *ps, guint n)
 	for (i = 0; i < n; i++)
 		lab_inst_destroy_domain(in->conn, ps[i].domain);
 	g_key_file_remove_key(in->state, "instance", "saved-dir", NULL);
+	g_key_file_remove_key(in->state, "instance", "saved-in-store", NULL);
 }
 
 /* ---- save ---- */
 
+/* On another host a guest that is to be saved boots on the saved state's
+ * own volumes (store.h: the instance's until the state is complete). The
+ * swap puts them in f and keeps the guest's own disks aside, or back. */
+static int swap_disks(struct lab_inst *in, struct plan *p, const char *key)
+{
+	char *t;
+	guint i;
+
+	if (!p->alt_root) {
+		char *name = lab_place_saved_name(key, p->g->name, "-root.qcow2");
+
+		p->alt_root = lab_place_own(in->place, in, name);
+		g_free(name);
+		p->alt_scratch = g_ptr_array_new_with_free_func(g_free);
+		for (i = 0; p->g->disks_mib[i]; i++) {
+			char *suffix = g_strdup_printf("-disk%u.qcow2", i);
+
+			name = lab_place_saved_name(key, p->g->name, suffix);
+			g_ptr_array_add(p->alt_scratch, lab_place_own(in->place, in, name));
+			g_free(name);
+			g_free(suffix);
+		}
+		g_ptr_array_add(p->alt_scratch, NULL);
+		if (!p->alt_root)
+			return -1;
+	}
+	t = p->f.overlay;
+	p->f.overlay = p->alt_root;
+	p->alt_root = t;
+	for (i = 0; p->g->disks_mib[i]; i++) {
+		t = p->f.scratch->pdata[i];
+		p->f.scratch->pdata[i] = p->alt_scratch->pdata[i];
+		p->alt_scratch->pdata[i] = t;
+	}
+	return 0;
+}
+
+/* After the save the state's volumes are shared, no longer the instance's
+ * (alt_* hold their paths once the swap went back). */
+static int disown_saved(struct lab_inst *in, struct plan *p)
+{
+	char *name = g_path_get_basename(p->alt_root);
+	int rc = lab_place_disown(in, name);
+	guint i;
+
+	g_free(name);
+	for (i = 0; rc == 0 && p->g->disks_mib[i]; i++) {
+		name = g_path_get_basename(p->alt_scratch->pdata[i]);
+		rc = lab_place_disown(in, name);
+		g_free(name);
+	}
+	return rc;
+}
+
+static int save_placed(struct lab_inst *in, struct plan *ps, guint n,
+		       const char *key, struct lab_saved_guest *sg)
+{
+	guint i;
+
+	if (lab_place_saved_save(in->place, in->conn, key, sg, n) != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (swap_disks(in, &ps[i], key) != 0 || disown_saved(in, &ps[i]) != 0)
+			return -1;
+	return 0;
+}
+
 static int save_all(struct lab_inst *in, struct plan *ps, guint n,
-		    const char *dir, const char *topology, const char *type)
+		    const char *dir, const char *key, const char *topology,
+		    const char *type)
 {
 	struct lab_saved_guest *sg = g_new0(struct lab_saved_guest, n);
 	char **xml = g_new0(char *, n + 1);
@@ -547,8 +648,14 @@ static int save_all(struct lab_inst *in, struct plan *ps, guint n,
 		saved_guest_of(&ps[i], xml[i], &sg[i]);
 		g_free(owner);
 	}
-	rc = lab_saved_save(in->conn, dir, topology, sg, n);
-	if (rc == 0)
+	if (in->place)
+		rc = save_placed(in, ps, n, key, sg);
+	else
+		rc = lab_saved_save(in->conn, dir, topology, sg, n);
+	if (rc == 0 && in->place)
+		lab_info("saved the ready state of %u guest%s in %.1f s on host %s",
+			 n, n == 1 ? "" : "s", lab_now() - t0, in->place->host);
+	else if (rc == 0)
 		lab_info("saved the ready state of %u guest%s in %.1f s (%.0f MiB): %s",
 			 n, n == 1 ? "" : "s", lab_now() - t0,
 			 (double)lab_du(dir) / (1 << 20), dir);
@@ -614,8 +721,17 @@ static int plan_all(struct up *u)
 	return 0;
 }
 
-/* The saved state to restore, or NULL: none, refused (--fresh), stale. */
-static const char *usable_saved(struct up *u)
+static void discard_saved(struct up *u, const char *why)
+{
+	if (u->in->place)
+		lab_place_saved_discard(u->in->place, u->key, why);
+	else
+		lab_saved_discard(u->saved, why);
+}
+
+/* Whether a saved state can be restored: false when none, refused
+ * (--fresh) or stale (then removed). */
+static bool usable_saved(struct up *u)
 {
 	char **names = g_new0(char *, u->n + 1);
 	bool absent;
@@ -623,21 +739,21 @@ static const char *usable_saved(struct up *u)
 	guint i;
 
 	if (u->o->fresh) {
-		lab_saved_discard(u->saved, "lab up --fresh");
+		discard_saved(u, "lab up --fresh");
 		g_free(names);
-		return NULL;
+		return false;
 	}
 	for (i = 0; i < u->n; i++)
 		names[i] = (char *)u->ps[i].g->name;
-	why = lab_saved_check(u->saved, names, &absent);
+	if (u->in->place)
+		why = lab_place_saved_check(u->in->place, u->key, names, &absent);
+	else
+		why = lab_saved_check(u->saved, names, &absent);
 	if (why && !absent)
-		lab_saved_discard(u->saved, why);
+		discard_saved(u, why);
 	g_free(names);
-	if (why) {
-		g_free(why);
-		return NULL;
-	}
-	return u->saved;
+	g_free(why);
+	return why == NULL;
 }
 
 static int boot_all(struct up *u, bool save)
@@ -645,34 +761,37 @@ static int boot_all(struct up *u, bool save)
 	double t0 = lab_now();
 	guint i;
 
+	save = save && lab_saved_cap_mib() != 0;
 	lab_phase_begin("boot guests");
+	for (i = 0; save && u->in->place && i < u->n; i++)
+		if (!u->ps[i].alt_root && swap_disks(u->in, &u->ps[i], u->key) != 0)
+			return -1;
 	for (i = 0; i < u->n; i++)
 		if (lab_interrupted || boot_guest(u->in, &u->ps[i], u->image, u->type) != 0)
 			return -1;
 	if (wait_booted(u->in, u->ps, u->n, t0, u->o->timeout_s) != 0)
 		return -1;
-	if (!save || lab_saved_cap_mib() == 0)
+	if (!save)
 		return 0;
 	lab_phase_begin("save ready state");
-	if (save_all(u->in, u->ps, u->n, u->saved, u->t->name, u->type) != 0) {
+	if (save_all(u->in, u->ps, u->n, u->saved, u->key, u->t->name, u->type) != 0) {
 		lab_err("could not save the ready state; the guests run on as booted");
 		return lab_interrupted ? -1 : 0;
 	}
 	/* saving stopped the guests: they go on from what was just saved */
 	lab_phase_begin("restore ready state");
-	if (restore_all(u->in, u->ps, u->n, u->saved, u->type) == 0)
+	if (restore_all(u->in, u->ps, u->n, u->saved, u->key, u->type) == 0)
 		return 0;
 	if (lab_interrupted)
 		return -1;
 	lab_err("restoring what was just saved failed; booting once more without saving");
-	lab_saved_discard(u->saved, "its first restore failed");
+	discard_saved(u, "its first restore failed");
 	stop_guests(u->in, u->ps, u->n);
 	return boot_all(u, false);
 }
 
 static int bring_up(struct up *u)
 {
-	const char *saved;
 	guint i;
 
 	g_key_file_set_string(u->in->state, "instance", "topology", u->t->path);
@@ -694,18 +813,16 @@ static int bring_up(struct up *u)
 		if (lab_interrupted || create_network(u->in, net->name) != 0)
 			return -1;
 	}
-	if (u->in->place) /* saved state stays local for now: boot */
-		return boot_all(u, false);
-	if (u->o->tests_iso && link_tests_iso(u->in, u->o->tests_iso) != 0)
+	if (!u->in->place && u->o->tests_iso &&
+	    link_tests_iso(u->in, u->o->tests_iso) != 0)
 		return -1;
-	saved = usable_saved(u);
-	if (saved) {
+	if (usable_saved(u)) {
 		lab_phase_begin("restore ready state");
-		if (restore_all(u->in, u->ps, u->n, saved, u->type) == 0)
+		if (restore_all(u->in, u->ps, u->n, u->saved, u->key, u->type) == 0)
 			return 0;
 		if (lab_interrupted)
 			return -1;
-		lab_saved_discard(u->saved, "restoring it failed (see above)");
+		discard_saved(u, "restoring it failed (see above)");
 		lab_info("booting fresh instead");
 		stop_guests(u->in, u->ps, u->n);
 	}
@@ -787,9 +904,17 @@ static int place_instance(struct up *u)
 		return -1;
 	u->image_at = image;
 	u->image = image;
-	if (u->o->tests_iso &&
-	    !(u->tests_at = lab_place_shared(in->place, "tests", u->o->tests_iso)))
-		return -1;
+	/* the instance's own copy under a steady name, as the local link:
+	 * a restored guest sees today's tests under the path it was saved with */
+	if (u->o->tests_iso) {
+		char *name = lab_inst_name("tests.iso");
+
+		u->tests_at = lab_place_own(in->place, in, name);
+		g_free(name);
+		if (!u->tests_at ||
+		    lab_place_upload(in->place, u->o->tests_iso, u->tests_at) != 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -899,7 +1024,7 @@ static const char up_usage[] =
 	"              [--timeout SECONDS] [--keep] [--fresh] [--guests A,B]\n"
 	"              [--host NAME [--hosts FILE]]\n"
 	"  --host NAME  on that host of hosts.ini (`lab hosts`): every file goes\n"
-	"               there through libvirt's storage API; it boots (no saved state)\n"
+	"               there through libvirt's storage API, the saved state too\n"
 	"  --guests A,B  bring up only these guests of the topology\n"
 	"  --fresh  boot instead of restoring the saved ready state, and save anew\n";
 
@@ -974,8 +1099,10 @@ int cmd_up(int argc, char **argv)
 /* ---- restart of one guest during `lab run` ---- */
 
 struct restart {
-	char *grp, *domain, *console, *overlay, *seed, *image, *saved, *xml;
+	char *grp, *domain, *console, *console_at, *overlay, *seed, *image;
+	char *saved, *saved_key, *xml;
 	int scratch;
+	struct lab_place *place; /* on another host, else NULL */
 };
 
 static void restart_clear(struct restart *r)
@@ -983,10 +1110,12 @@ static void restart_clear(struct restart *r)
 	g_free(r->grp);
 	g_free(r->domain);
 	g_free(r->console);
+	g_free(r->console_at);
 	g_free(r->overlay);
 	g_free(r->seed);
 	g_free(r->image);
 	g_free(r->saved);
+	g_free(r->saved_key);
 	g_free(r->xml);
 }
 
@@ -1000,11 +1129,13 @@ static int restart_load(struct lab_inst *in, const char *guest,
 	r->grp = g_strdup_printf("guest %s", guest);
 	r->domain = g_key_file_get_string(in->state, r->grp, "domain", NULL);
 	r->console = g_key_file_get_string(in->state, r->grp, "console", NULL);
+	r->console_at = g_key_file_get_string(in->state, r->grp, "console-at", NULL);
 	r->overlay = g_key_file_get_string(in->state, r->grp, "overlay", NULL);
 	r->seed = g_key_file_get_string(in->state, r->grp, "seed", NULL);
 	r->scratch = g_key_file_get_integer(in->state, r->grp, "scratch", NULL);
 	r->image = g_key_file_get_string(in->state, "instance", "image", NULL);
 	r->saved = g_key_file_get_string(in->state, "instance", "saved-dir", NULL);
+	r->saved_key = g_key_file_get_string(in->state, "instance", "saved-in-store", NULL);
 	ok = r->domain && r->console && r->overlay && r->image &&
 	     g_file_get_contents(xmlp, &r->xml, NULL, NULL);
 	g_free(xmlp);
@@ -1013,29 +1144,52 @@ static int restart_load(struct lab_inst *in, const char *guest,
 	return ok ? 0 : -1;
 }
 
+/* The guest's own scratch disks: in the instance directory, or volumes
+ * named after its domain on another host. */
+static GPtrArray *own_scratch(struct lab_inst *in, const char *guest,
+			      struct restart *r)
+{
+	GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+	int i;
+
+	for (i = 0; i < r->scratch; i++)
+		g_ptr_array_add(a, r->place
+			? g_strdup_printf("%s/%s-disk%d.qcow2", r->place->dir, r->domain, i)
+			: g_strdup_printf("%s/%s-disk%d.qcow2", in->dir, guest, i));
+	g_ptr_array_add(a, NULL);
+	return a;
+}
+
+static char *saved_unusable(struct restart *r, const char *guest)
+{
+	char *names[] = { (char *)guest, NULL };
+	bool absent;
+
+	if (r->place)
+		return lab_place_saved_check(r->place, r->saved_key, names, &absent);
+	return lab_saved_check(r->saved, names, &absent);
+}
+
 static int restart_from_saved(struct lab_inst *in, const char *guest,
 			      struct restart *r)
 {
-	char *names[] = { (char *)guest, NULL };
 	struct lab_guest_files f = { r->overlay, r->seed, r->console, NULL };
 	struct lab_saved_guest sg = { guest, r->domain, r->xml, &f, 0 };
-	bool absent;
 	char *why;
-	int i, rc;
+	int rc;
 
-	if (!r->saved)
+	if (r->place ? !r->saved_key : !r->saved)
 		return -1;
-	if ((why = lab_saved_check(r->saved, names, &absent))) {
+	if ((why = saved_unusable(r, guest))) {
 		lab_err("no saved state to restart %s from: %s", guest, why);
 		g_free(why);
 		return -1;
 	}
-	f.scratch = g_ptr_array_new_with_free_func(g_free);
-	for (i = 0; i < r->scratch; i++)
-		g_ptr_array_add(f.scratch, g_strdup_printf("%s/%s-disk%d.qcow2",
-							   in->dir, guest, i));
-	g_ptr_array_add(f.scratch, NULL);
-	rc = lab_saved_restore(in->conn, r->saved, &sg);
+	f.scratch = own_scratch(in, guest, r);
+	if (r->place)
+		rc = lab_place_saved_restore(r->place, in->conn, r->saved_key, &sg);
+	else
+		rc = lab_saved_restore(in->conn, r->saved, &sg);
 	if (rc == 0)
 		rc = settle_restored(in->conn, guest, r->domain);
 	g_ptr_array_free(f.scratch, TRUE);
@@ -1048,9 +1202,14 @@ static int restart_by_boot(struct lab_inst *in, const char *guest,
 	double t0 = lab_now();
 	virDomainPtr d;
 
-	unlink(r->overlay);
-	if (lab_qcow2_create(r->overlay, r->image, 0) != 0)
-		return -1;
+	if (r->place) {
+		if (lab_place_qcow2(r->place, r->overlay, r->image, 0) != 0)
+			return -1;
+	} else {
+		unlink(r->overlay);
+		if (lab_qcow2_create(r->overlay, r->image, 0) != 0)
+			return -1;
+	}
 	d = virDomainCreateXML(in->conn, r->xml, VIR_DOMAIN_NONE);
 	if (!d) {
 		lab_err("cannot restart guest %s: %s", guest, lab_virt_error());
@@ -1065,6 +1224,22 @@ static int restart_by_boot(struct lab_inst *in, const char *guest,
 		usleep(1000000);
 	}
 	return -1;
+}
+
+/* The dead boot's console, kept as SAVE_CONSOLE; on another host fetched
+ * whole first, and the local copy starts again with the next boot. */
+static void keep_console(struct restart *r, const char *save_console)
+{
+	gchar *log = NULL;
+	gsize len = 0;
+
+	if (r->place && r->console_at)
+		lab_place_fetch(r->place, r->console_at, r->console);
+	if (g_file_get_contents(r->console, &log, &len, NULL))
+		lab_write_file(save_console, log, (gssize)len);
+	if (r->place)
+		unlink(r->console);
+	g_free(log);
 }
 
 /* Destroy GUEST, keep its console log as save_console, and bring it back:
@@ -1096,18 +1271,17 @@ int lab_virt_restart(virConnectPtr conn, const char *guest,
 	struct lab_inst in = { .lock_fd = -1 };
 	struct restart r = { 0 };
 	double t0 = lab_now();
-	gchar *log = NULL;
-	gsize len = 0;
-	int rc = -1;
+	int rc = -1, err = 0;
 
 	/* `lab run` (or `lab restart`) holds the instance lock */
 	if (lab_inst_open_unlocked(&in) != 0 || restart_load(&in, guest, &r) != 0)
 		goto out;
 	in.conn = conn;
+	if (!(r.place = lab_place_of(&in, &err)) && err)
+		goto out;
 	if (lab_inst_destroy_domain(in.conn, r.domain) != 0)
 		goto out;
-	if (g_file_get_contents(r.console, &log, &len, NULL))
-		lab_write_file(save_console, log, (gssize)len);
+	keep_console(&r, save_console);
 	if (restart_from_saved(&in, guest, &r) == 0) {
 		lab_info("guest %-12s restored in %5.1f s", guest, lab_now() - t0);
 		record_restart(guest, "restored");
@@ -1117,13 +1291,15 @@ int lab_virt_restart(virConnectPtr conn, const char *guest,
 		rc = restart_by_boot(&in, guest, &r, timeout_s);
 		if (rc == 0)
 			lab_info("guest %-12s rebooted in %5.1f s", guest, lab_now() - t0);
-		else
+		else if (r.place && r.console_at)
+			lab_place_fetch(r.place, r.console_at, r.console);
+		if (rc != 0)
 			show_console_tail(guest, r.console);
 		record_restart(guest, "booted");
 	}
 out:
+	lab_place_free(r.place);
 	restart_clear(&r);
-	g_free(log);
 	in.conn = NULL; /* the caller's */
 	lab_inst_close(&in);
 	return rc;
@@ -1149,11 +1325,6 @@ int cmd_restart(int argc, char **argv)
 	grp = g_strdup_printf("guest %s", argv[1]);
 	if (!lab_inst_is_up(&in) || !(dom = g_key_file_get_string(in.state, grp, "domain", NULL))) {
 		lab_err("no guest '%s' in instance '%s' (see `lab status`)", argv[1], lab_instance());
-		goto out;
-	}
-	if (g_key_file_has_key(in.state, "instance", "store", NULL)) {
-		lab_err("instance '%s' is on another host: `lab restart` there is not "
-			"supported yet; `lab down` and `lab up --host` again", lab_instance());
 		goto out;
 	}
 	if (!(in.conn = lab_virt_connect()))
