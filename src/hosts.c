@@ -261,6 +261,12 @@ struct lab_hosts *lab_hosts_open(const char *path)
 		lab_err("%s:1: NUL byte in the file", file);
 	else if (!(h = lab_hosts_parse(file, text, &err)))
 		lab_err("%s", err);
+	if (h && !lab_hosts_find(h, "local")) { /* this machine is always a host */
+		struct lab_hosts *l = local_only();
+
+		g_ptr_array_add(h->hosts, g_ptr_array_steal_index(l->hosts, 0));
+		lab_hosts_free(l);
+	}
 	g_free(text);
 	g_free(err);
 	g_free(def);

@@ -25,8 +25,9 @@ struct lab_hosts {
  * checked; nothing is connected to. */
 struct lab_hosts *lab_hosts_parse(const char *path, const char *text,
 				  char **err);
-/* --hosts FILE, else $LAB_HOME/hosts.ini; a missing default file gives
- * the one local host (qemu:///system). NULL after printing the error. */
+/* --hosts FILE, else $LAB_HOME/hosts.ini (a missing default file is
+ * empty); a host "local" (qemu:///system, the default store) is added
+ * when the file names none. NULL after printing the error. */
 struct lab_hosts *lab_hosts_open(const char *path);
 struct lab_host *lab_hosts_find(struct lab_hosts *h, const char *name);
 void lab_hosts_free(struct lab_hosts *h);

@@ -15,6 +15,9 @@
 #include "instance.h"
 #include "up.h"
 #include "isolate.h"
+#include "hosts.h"
+#include "owner.h"
+#include "spread.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,35 +31,93 @@ struct review_opts {
 	int duration_s;
 	bool keep_going; /* report even when one kernel's run broke */
 	bool isolate;    /* prove every verified row on a single-bug kernel */
+	char **hosts;    /* --hosts A,B: baseline on A, patched on B at once */
+	const char *hosts_file;
+	const char *iso; /* the tests disk, once built */
 };
 
-/* Up, run, down on one kernel. Returns the run dir or NULL. */
-static char *one_kernel(const struct review_opts *o, const char *kernel,
-			const char *iso)
+/* Up, run, down on one kernel, on HOST (NULL: the local default). Returns
+ * the run dir or NULL; *host_lost when the host failed us (no guests came
+ * up there, or its libvirtd stopped answering during the run). */
+static char *one_kernel_on(const struct review_opts *o, const char *kernel,
+			   const char *host, bool *host_lost)
 {
 	struct lab_up_opts up = { .topology = o->topology, .kernel = kernel,
-				  .accel = "auto", .tests_iso = iso,
-				  .timeout_s = READY_TIMEOUT_S };
+				  .accel = "auto", .tests_iso = o->iso,
+				  .timeout_s = READY_TIMEOUT_S, .host = host,
+				  .hosts_file = o->hosts_file };
 	char *phase = g_strdup_printf("up (%s)", kernel);
 	char *run_dir = NULL;
 	int rc;
 
-	lab_info("=== %s kernel ===", kernel);
+	lab_info("=== %s kernel%s%s ===", kernel, host ? " on host " : "",
+		 host ? host : "");
 	lab_phase_begin(phase);
 	rc = lab_up(&up);
 	lab_phase_end();
 	g_free(phase);
+	*host_lost = rc == 1;
 	if (rc != 0)
 		return NULL;
 	rc = lab_run_tests(NULL, o->duration_s, &run_dir);
 	lab_phase_begin("down");
 	lab_down(true);
 	lab_phase_end();
-	if (rc == 130 || rc == 2) {
+	*host_lost = rc == 3;
+	if (rc == 130 || rc == 2 || (rc == 3 && host)) {
 		g_free(run_dir);
 		return NULL;
 	}
 	return run_dir;
+}
+
+static char *one_kernel(const struct review_opts *o, const char *kernel)
+{
+	bool lost;
+	const char *host = o->hosts ? o->hosts[0] : NULL;
+
+	return one_kernel_on(o, kernel, host, &lost);
+}
+
+/* A spread review's child: the kernel is its job's argument. */
+struct kernel_job {
+	const struct review_opts *o;
+	const char *kernel;
+};
+
+static char *kernel_job_fn(void *arg, const char *host, bool *host_lost)
+{
+	struct kernel_job *k = arg;
+
+	lab_phase_forget(); /* the parent's phases are not the child's */
+	return one_kernel_on(k->o, k->kernel, host, host_lost);
+}
+
+/* Baseline and patched at the same time, one per host; a kernel whose
+ * host dropped out runs again on the other. */
+static int both_kernels_spread(const struct review_opts *o, char **base,
+			       char **patched)
+{
+	struct kernel_job kj[2] = { { o, "baseline" }, { o, "patched" } };
+	char *inst[2] = { g_strdup_printf("%s-b", lab_instance()),
+			  g_strdup_printf("%s-p", lab_instance()) };
+	struct lab_spread_job jobs[2] = {
+		{ .label = "baseline", .instance = inst[0], .fn = kernel_job_fn, .arg = &kj[0] },
+		{ .label = "patched", .instance = inst[1], .fn = kernel_job_fn, .arg = &kj[1] },
+	};
+	int rc, i;
+
+	for (i = 0; i < 2; i++)
+		jobs[i].host = o->hosts[i];
+	lab_phase_begin("baseline and patched, spread");
+	rc = lab_spread_run(jobs, 2);
+	lab_phase_end();
+	*base = g_steal_pointer(&jobs[0].result);
+	*patched = g_steal_pointer(&jobs[1].result);
+	lab_spread_clear(jobs, 2);
+	g_free(inst[0]);
+	g_free(inst[1]);
+	return rc;
 }
 
 static int prepare(void)
@@ -175,7 +236,7 @@ static char *isolate_verified(const char *dir, const struct review_opts *o,
 	return out;
 }
 
-static int review(const struct review_opts *o)
+static int review(struct review_opts *o)
 {
 	char *iso = NULL, *base = NULL, *patched = NULL, *dir = NULL, *phases = NULL;
 	char *isolated = NULL;
@@ -194,12 +255,19 @@ static int review(const struct review_opts *o)
 	lab_phase_end();
 	if (!iso)
 		goto out;
-	base = one_kernel(o, "baseline", iso);
-	if (lab_interrupted || (!base && !o->keep_going))
-		goto out;
-	patched = one_kernel(o, "patched", iso);
-	if (lab_interrupted)
-		goto out;
+	o->iso = iso;
+	if (o->hosts && o->hosts[1]) {
+		both_kernels_spread(o, &base, &patched);
+		if (lab_interrupted || ((!base || !patched) && !o->keep_going))
+			goto out;
+	} else {
+		base = one_kernel(o, "baseline");
+		if (lab_interrupted || (!base && !o->keep_going))
+			goto out;
+		patched = one_kernel(o, "patched");
+		if (lab_interrupted)
+			goto out;
+	}
 	dir = review_dir();
 	lab_phase_end();
 	info.phases = phases = lab_phase_text();
@@ -235,8 +303,46 @@ out:
 	return lab_interrupted ? 130 : rc;
 }
 
+/* --hosts: one or two names of hosts.ini, checked before anything is
+ * built; two distinct ones (two instances on one host would share it). */
+static int check_hosts(const struct review_opts *o)
+{
+	struct lab_hosts *h;
+	guint n, i;
+	int rc = 0;
+
+	if (!o->hosts)
+		return 0;
+	n = g_strv_length(o->hosts);
+	if (n < 1 || n > 2 || (n == 2 && !strcmp(o->hosts[0], o->hosts[1]))) {
+		lab_err("review: --hosts takes one host or two different ones (baseline,patched)");
+		return -1;
+	}
+	if (n == 2 && strlen(lab_instance()) + 2 > LAB_INSTANCE_MAX) {
+		lab_err("review: --hosts A,B runs instances %s-b and %s-p: LAB_INSTANCE may "
+			"have at most %d characters then", lab_instance(), lab_instance(),
+			LAB_INSTANCE_MAX - 2);
+		return -1;
+	}
+	if (!(h = lab_hosts_open(o->hosts_file)))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!lab_hosts_find(h, o->hosts[i])) {
+			lab_err("review: no host '%s' in %s (`lab hosts` lists them)",
+				o->hosts[i], h->path);
+			rc = -1;
+		}
+	lab_hosts_free(h);
+	return rc;
+}
+
 static const char review_usage[] =
 	"usage: lab review [-t TOPOLOGY] [--duration SECONDS] [--keep-going] [--isolate]\n"
+	"                  [--hosts A[,B] [--hosts-file FILE]]\n"
+	"  --hosts A,B  baseline on host A and patched on host B at the same time\n"
+	"             (hosts.ini names; `local` is this machine through its store);\n"
+	"             a kernel whose host drops out runs again on the other.\n"
+	"             --hosts A: both kernels on A, one after the other\n"
 	"  --isolate  for every verified row, run the seed's tests again on a\n"
 	"             kernel that carries only that seed's bug (isolated column)\n"
 	"  Build both kernels, run the suite on baseline then on patched, and\n"
@@ -244,7 +350,7 @@ static const char review_usage[] =
 
 int cmd_review(int argc, char **argv)
 {
-	struct review_opts o = { "default", 0, false, false };
+	struct review_opts o = { .topology = "default" };
 	int i, rc;
 
 	for (i = 1; i < argc; i++) {
@@ -259,15 +365,22 @@ int cmd_review(int argc, char **argv)
 			o.keep_going = true;
 		} else if (!strcmp(argv[i], "--isolate")) {
 			o.isolate = true;
+		} else if (!strcmp(argv[i], "--hosts") && i + 1 < argc) {
+			g_strfreev(o.hosts);
+			o.hosts = g_strsplit(argv[++i], ",", -1);
+		} else if (!strcmp(argv[i], "--hosts-file") && i + 1 < argc) {
+			o.hosts_file = argv[++i];
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(review_usage, stdout);
 			return 0;
 		} else {
 			lab_err("review: bad argument '%s'\n%s", argv[i], review_usage);
+			g_strfreev(o.hosts);
 			return 2;
 		}
 	}
-	rc = review(&o);
+	rc = check_hosts(&o) != 0 ? 2 : review(&o);
+	g_strfreev(o.hosts);
 	lab_phase_summary();
 	return rc;
 }

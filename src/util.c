@@ -39,12 +39,22 @@ void lab_install_signal_handlers(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+static char *log_prefix;
+
+void lab_log_prefix(const char *prefix)
+{
+	g_free(log_prefix);
+	log_prefix = prefix ? g_strdup_printf("[%s] ", prefix) : NULL;
+}
+
 void lab_err(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	fputs("lab: error: ", stderr);
+	if (log_prefix)
+		fputs(log_prefix, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -55,6 +65,8 @@ void lab_info(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
+	if (log_prefix)
+		fputs(log_prefix, stdout);
 	vfprintf(stdout, fmt, ap);
 	fputc('\n', stdout);
 	fflush(stdout);
@@ -455,6 +467,17 @@ void lab_phase_begin(const char *name)
 		lab_phase_end();
 	cur_phase = g_strdup(name);
 	cur_start = lab_now();
+}
+
+void lab_phase_forget(void)
+{
+	guint i;
+
+	g_clear_pointer(&cur_phase, g_free);
+	for (i = 0; phases && i < phases->len; i++)
+		g_free(g_array_index(phases, struct phase, i).name);
+	if (phases)
+		g_array_set_size(phases, 0);
 }
 
 void lab_phase_end(void)

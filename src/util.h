@@ -13,6 +13,9 @@ extern volatile sig_atomic_t lab_interrupted;
 void lab_install_signal_handlers(void);
 
 void lab_err(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/* Every message of this process starts with "[PREFIX] " (a child of a
+ * spread review: whose line is whose); NULL: none. */
+void lab_log_prefix(const char *prefix);
 void lab_info(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
 /* $LAB_HOME, or /var/lib/lab for root, or ~/.cache/lab. Never inside the
@@ -76,6 +79,8 @@ char *lab_hash_finish(lab_hash *h, size_t hex_chars); /* frees h */
 /* Phase timing: "phase NAME: 12.3 s" lines, collected for a summary. */
 double lab_now(void);
 void lab_phase_begin(const char *name);
+/* Drop the phases so far (a forked child times only its own). */
+void lab_phase_forget(void);
 void lab_phase_end(void);
 void lab_phase_summary(void);
 /* The phases so far on one line: "build 0.1 s, up (baseline) 7.2 s". */
