@@ -26,18 +26,9 @@
 #include <unistd.h>
 
 #define KEEP_FAILING_RUNS 20
-#define EXCERPTS_PER_TITLE 5
 #define DUMPS_MAX 5
 #define DUMPS_MB_MAX 4096
 
-struct stress_opts {
-	const char *topology;
-	const char *kernel;
-	const char *resume;
-	const char *status;
-	int inject_crash;   /* iteration whose first test meets a panic (CI) */
-	bool keep;          /* leave the instance up at the end */
-};
 
 static char *stress_dir(const char *id)
 {
@@ -97,7 +88,7 @@ static void keep_excerpt(struct lab_stress *s, struct lab_stress_crash *c,
 	char *rel, *to, *data = NULL;
 	gsize len = 0;
 
-	if (c->excerpts->len >= EXCERPTS_PER_TITLE ||
+	if (c->excerpts->len >= LAB_STRESS_EXCERPTS ||
 	    !g_file_get_contents(from, &data, &len, NULL)) {
 		g_free(from);
 		return;
@@ -330,8 +321,9 @@ static void prune_run(struct lab_stress *s, const char *run_dir, bool failed)
 	g_free(root);
 }
 
-/* One iteration. 0 go on, 1 a reason to stop (set), 130 Ctrl-C. */
-static int iterate(struct lab_stress *s, const struct stress_opts *so)
+/* One iteration. 0 go on, 1 a reason to stop (set), 3 the host is gone
+ * (set), 130 Ctrl-C. */
+static int iterate(struct lab_stress *s, const struct lab_stress_opts *so)
 {
 	char **order = iteration_order(s);
 	char *runs = g_build_filename(s->dir, "runs", NULL);
@@ -359,6 +351,10 @@ static int iterate(struct lab_stress *s, const struct stress_opts *so)
 	rc = lab_run_with(&o, &run_dir);
 	if (rc == 130 || lab_interrupted) {
 		rc = 130;
+		goto out;
+	}
+	if (rc == 3) { /* the unfinished iteration is not counted */
+		s->stop_reason = g_strdup("the guests' host stopped answering");
 		goto out;
 	}
 	rc = 0;
@@ -395,7 +391,7 @@ out:
 	return rc;
 }
 
-static int loop(struct lab_stress *s, const struct stress_opts *so)
+static int loop(struct lab_stress *s, const struct lab_stress_opts *so)
 {
 	double session = lab_now();
 	int rc = 0;
@@ -422,7 +418,7 @@ static int loop(struct lab_stress *s, const struct stress_opts *so)
 	if (rc == 130)
 		s->stop_reason = g_strdup("interrupted (lab stress --resume continues)");
 	save_state(s);
-	return rc == 130 ? 130 : 0;
+	return rc == 130 || rc == 3 ? rc : 0;
 }
 
 /* ---- bring-up, resume, status ---- */
@@ -453,16 +449,58 @@ static char *kernel_dir_of_instance(void)
 	return out;
 }
 
-static int bring_up(const struct stress_opts *so, bool *we_did)
+/* The kernel of the instance that is up, by its name in the state. */
+static void name_kernel(struct lab_stress *s)
+{
+	struct lab_inst in;
+
+	if (lab_inst_open_unlocked(&in) == 0) {
+		char **g = lab_inst_guests(in.state);
+		char *grp = g && g[0] ? g_strdup_printf("guest %s", g[0]) : NULL;
+		char *k = grp ? g_key_file_get_string(in.state, grp, "kernel", NULL) : NULL;
+
+		if (k) {
+			g_free(s->kernel);
+			s->kernel = k;
+		}
+		g_free(grp);
+		g_strfreev(g);
+	}
+	lab_inst_close(&in);
+}
+
+static int bring_up(const struct lab_stress_opts *so, bool *we_did)
 {
 	struct lab_up_opts up = { .topology = so->topology, .kernel = so->kernel,
-				  .accel = "auto", .timeout_s = 900 };
+				  .accel = "auto", .timeout_s = 900, .host = so->host,
+				  .hosts_file = so->hosts_file };
 
 	*we_did = false;
 	if (instance_up())
 		return 0;
 	*we_did = true;
 	return lab_up(&up);
+}
+
+int lab_stress_here(struct lab_stress *s, const struct lab_stress_opts *so,
+		    bool *host_lost)
+{
+	bool we_did = false;
+	int rc = bring_up(so, &we_did);
+
+	*host_lost = rc == 1 && so->host;
+	if (rc != 0)
+		return -1;
+	g_free(s->kernel_dir);
+	s->kernel_dir = kernel_dir_of_instance();
+	if (!we_did) /* the instance that was up says which kernel it runs */
+		name_kernel(s);
+	rc = loop(s, so);
+	*host_lost = rc == 3;
+	lab_stress_write_reports(s);
+	if (we_did && !so->keep)
+		lab_down(true);
+	return rc;
 }
 
 static int show_status(const char *id)
@@ -521,7 +559,12 @@ static const char stress_usage[] =
 	"  dumped (crash(8)) and restored; a test that kills its guest K times in a\n"
 	"  row (default 3) is quarantined. State: $LAB_HOME/stress/ID/stress.json,\n"
 	"  reports report.txt/json/html there. --inject-crash N (for CI) panics\n"
-	"  the first guest during iteration N.\n";
+	"  the first guest during iteration N.\n"
+	"  --hosts A,B,...  [--hosts-file FILE]: a part of the loop on every host\n"
+	"  at once (hosts.ini names; `local` is this machine through its store),\n"
+	"  --loops split between them, --duration on each; counts and titles\n"
+	"  merged. A host that drops out is reported and its part goes on on a\n"
+	"  host that finished.\n";
 
 static int parse_duration(const char *v, long *out)
 {
@@ -540,7 +583,7 @@ static int parse_duration(const char *v, long *out)
 	return 0;
 }
 
-static int parse(int argc, char **argv, struct lab_stress *s, struct stress_opts *so)
+static int parse(int argc, char **argv, struct lab_stress *s, struct lab_stress_opts *so)
 {
 	GPtrArray *names = g_ptr_array_new();
 	int i, n;
@@ -565,6 +608,11 @@ static int parse(int argc, char **argv, struct lab_stress *s, struct stress_opts
 			so->inject_crash = n, i++;
 		else if (!strcmp(a, "--seed") && has && lab_parse_count(argv[i + 1], 0, G_MAXINT32, &n) == 0)
 			s->seed = (guint64)n, i++;
+		else if (!strcmp(a, "--hosts") && has) {
+			g_strfreev(so->hosts);
+			so->hosts = g_strsplit(argv[++i], ",", -1);
+		} else if (!strcmp(a, "--hosts-file") && has)
+			so->hosts_file = argv[++i];
 		else if (!strcmp(a, "--until-fail"))
 			s->until_fail = true;
 		else if (!strcmp(a, "--keep"))
@@ -596,6 +644,11 @@ static int parse(int argc, char **argv, struct lab_stress *s, struct stress_opts
 		g_ptr_array_free(names, TRUE);
 		return 2;
 	}
+	if ((so->resume || so->status) && so->hosts) {
+		lab_err("stress: a run spread with --hosts is not resumed (each host's part is kept under ID/hosts/)");
+		g_ptr_array_free(names, TRUE);
+		return 2;
+	}
 	if ((so->resume || so->status) && names->len) {
 		lab_err("stress: --resume and --status take no tests");
 		g_ptr_array_free(names, TRUE);
@@ -613,9 +666,9 @@ static bool id_ok(const char *id)
 
 int cmd_stress(int argc, char **argv)
 {
-	struct stress_opts so = { .topology = "default" };
+	struct lab_stress_opts so = { .topology = "default" };
 	struct lab_stress *s = lab_stress_new();
-	bool we_did = false;
+	bool lost = false;
 	int rc = parse(argc, argv, s, &so);
 
 	if (rc >= 0)
@@ -627,6 +680,10 @@ int cmd_stress(int argc, char **argv)
 	}
 	if (so.status) {
 		rc = show_status(so.status);
+		goto out;
+	}
+	if (lab_stress_check_hosts(&so) != 0) {
+		rc = 2;
 		goto out;
 	}
 	if (so.resume) {
@@ -668,14 +725,14 @@ int cmd_stress(int argc, char **argv)
 		so.kernel = s->kernel;
 		s->started = (gint64)time(NULL);
 	}
-	if (bring_up(&so, &we_did) != 0) {
+	if (so.hosts)
+		rc = lab_stress_spread(s, &so);
+	else
+		rc = lab_stress_here(s, &so, &lost);
+	if (rc < 0) {
 		rc = 1;
 		goto out;
 	}
-	g_free(s->kernel_dir);
-	s->kernel_dir = kernel_dir_of_instance();
-	rc = loop(s, &so);
-	lab_stress_write_reports(s);
 	fputs("\n", stdout);
 	{
 		char *text = lab_stress_text(s);
@@ -686,9 +743,8 @@ int cmd_stress(int argc, char **argv)
 	printf("stress %s: %s (report: %s/report.html; disk used: %.0f MiB)\n", s->id,
 	       s->stop_reason ? s->stop_reason : "stopped", s->dir,
 	       (double)lab_du(s->dir) / (1 << 20));
-	if (we_did && !so.keep)
-		lab_down(true);
 out:
+	g_strfreev(so.hosts);
 	lab_stress_free(s);
 	return rc;
 }

@@ -13,6 +13,9 @@
 #include <stdbool.h>
 #include <glib.h>
 
+/* Console excerpts kept per crash title. */
+#define LAB_STRESS_EXCERPTS 5
+
 /* One outcome on the timeline. */
 struct lab_stress_point {
 	gint64 t;      /* seconds since the epoch */
@@ -75,12 +78,41 @@ struct lab_stress_test *lab_stress_test_get(struct lab_stress *s, const char *na
 struct lab_stress_crash *lab_stress_crash_get(struct lab_stress *s, const char *title);
 char *lab_stress_to_json(const struct lab_stress *s);
 struct lab_stress *lab_stress_from_json(const char *path, char **err);
+/* Add a part's counts into INTO (a stress spread over hosts): per test and
+ * per title; its excerpt and dump paths (relative to its own directory)
+ * get PREFIX, its directory relative to INTO's. Elapsed is the longest. */
+void lab_stress_merge(struct lab_stress *into, const struct lab_stress *from,
+		      const char *prefix);
 
 /* stress_report.c: the summary as text, and a self-contained HTML page
  * with an inline SVG timeline. */
 char *lab_stress_text(const struct lab_stress *s);
 char *lab_stress_html(const struct lab_stress *s);
 int lab_stress_write_reports(const struct lab_stress *s);
+
+struct lab_stress_opts {
+	const char *topology;
+	const char *kernel;
+	const char *resume;
+	const char *status;
+	int inject_crash;   /* iteration whose first test meets a panic (CI) */
+	bool keep;          /* leave the instance up at the end */
+	const char *host;   /* NULL: local default; else a hosts.ini name */
+	char **hosts;       /* --hosts A,B,...: spread (stress_spread.c) */
+	const char *hosts_file;
+};
+
+/* The loop on this process's instance (brought up on so->host when it is
+ * not up, and down again after unless --keep), then its reports. 0, 1
+ * failed to start, 3 the host dropped out (*host_lost), 130 Ctrl-C. */
+int lab_stress_here(struct lab_stress *s, const struct lab_stress_opts *so,
+		    bool *host_lost);
+/* The loop spread over so->hosts: a part per host, each in a child with
+ * its own instance under s->dir/hosts/HOST, merged into s. */
+int lab_stress_spread(struct lab_stress *s, const struct lab_stress_opts *so);
+/* --hosts checked before anything is created: known, distinct, and the
+ * part instances' names fit. 0 or -1 with a message. */
+int lab_stress_check_hosts(const struct lab_stress_opts *so);
 
 int cmd_stress(int argc, char **argv);
 

@@ -382,3 +382,91 @@ void lab_stress_point_add(struct lab_stress_test *t, gint64 when, char v)
 	}
 	g_array_append_val(t->timeline, p);
 }
+
+static gint64 earliest(gint64 a, gint64 b)
+{
+	return !a ? b : !b ? a : MIN(a, b);
+}
+
+static gint by_time(gconstpointer a, gconstpointer b)
+{
+	const struct lab_stress_point *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static void merge_test(struct lab_stress_test *d, const struct lab_stress_test *t)
+{
+	guint i;
+
+	d->runs += t->runs;
+	d->pass += t->pass;
+	d->fail += t->fail;
+	d->inconclusive += t->inconclusive;
+	d->error += t->error;
+	d->timeout += t->timeout;
+	d->skip += t->skip;
+	d->window_hits += t->window_hits;
+	d->total_s += t->total_s;
+	d->max_s = MAX(d->max_s, t->max_s);
+	d->first_fail = earliest(d->first_fail, t->first_fail);
+	d->last_fail = MAX(d->last_fail, t->last_fail);
+	d->crash_streak = MAX(d->crash_streak, t->crash_streak);
+	d->quarantined |= t->quarantined;
+	for (i = 0; i < t->timeline->len; i++) {
+		const struct lab_stress_point *p =
+			&g_array_index(t->timeline, struct lab_stress_point, i);
+
+		lab_stress_point_add(d, p->t, p->verdict);
+	}
+	g_array_sort(d->timeline, by_time);
+}
+
+static void add_paths(GPtrArray *to, GPtrArray *from, const char *prefix,
+		      guint max)
+{
+	guint i;
+
+	for (i = 0; i < from->len && to->len < max; i++)
+		g_ptr_array_add(to, g_build_filename(prefix, g_ptr_array_index(from, i),
+						     NULL));
+}
+
+static void merge_crash(struct lab_stress_crash *d, const struct lab_stress_crash *c,
+			const char *prefix)
+{
+	guint i;
+
+	d->count += c->count;
+	d->first = earliest(d->first, c->first);
+	d->last = MAX(d->last, c->last);
+	for (i = 0; i < c->tests->len; i++)
+		if (!g_ptr_array_find_with_equal_func(d->tests, g_ptr_array_index(c->tests, i),
+						      g_str_equal, NULL))
+			g_ptr_array_add(d->tests, g_strdup(g_ptr_array_index(c->tests, i)));
+	add_paths(d->excerpts, c->excerpts, prefix, LAB_STRESS_EXCERPTS);
+	add_paths(d->dumps, c->dumps, prefix, G_MAXUINT);
+}
+
+void lab_stress_merge(struct lab_stress *into, const struct lab_stress *from,
+		      const char *prefix)
+{
+	guint i;
+
+	into->iteration += from->iteration;
+	into->tests_run += from->tests_run;
+	into->overhead_s += from->overhead_s;
+	into->elapsed_s = MAX(into->elapsed_s, from->elapsed_s);
+	into->started = earliest(into->started, from->started);
+	into->updated = MAX(into->updated, from->updated);
+	for (i = 0; i < from->tests->len; i++) {
+		const struct lab_stress_test *t = g_ptr_array_index(from->tests, i);
+
+		merge_test(lab_stress_test_get(into, t->name), t);
+	}
+	for (i = 0; i < from->crashes->len; i++) {
+		const struct lab_stress_crash *c = g_ptr_array_index(from->crashes, i);
+
+		merge_crash(lab_stress_crash_get(into, c->title), c, prefix);
+	}
+}

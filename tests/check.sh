@@ -335,32 +335,81 @@ interop_ci() {
 
 # remote_smoke URI HOSTS STORE: a smoke instance on that host: booted with
 # the kernel, disks, seed, tests disk and console log all volumes of its
-# store; exec, status and console through the remote connection; down
-# removes the instance's volumes and leaves the shared ones.
+# store and saved there; exec, console, run and a restart (from the saved
+# state in the store) through the remote connection; down removes the
+# instance's volumes and keeps the shared ones; up again restores.
 remote_smoke() {
-	local uri=$1 hf=$2 store=$3 inst=${LAB_INSTANCE}r xml out
+	local uri=$1 hf=$2 store=$3 inst=${LAB_INSTANCE}-h1 xml out run
 	LAB_INSTANCE=$inst timeout 900 ./lab up -t smoke --kernel patched --host lo \
-		--hosts "$hf" >"$logs/up-remote.log" 2>&1 && grep -q "smoke .*booted in" "$logs/up-remote.log"
-	record "lab up --host lo: smoke boots over qemu+ssh" $? "$(tail -8 "$logs/up-remote.log")"
+		--hosts "$hf" >"$logs/up-remote.log" 2>&1 && grep -q "smoke .*booted in" "$logs/up-remote.log" &&
+		grep -q "saved the ready state of 1 guest .* on host lo" "$logs/up-remote.log"
+	record "lab up --host lo: smoke boots over qemu+ssh and is saved in the host's store" $? \
+		"$(tail -8 "$logs/up-remote.log")"
 	xml=$(virsh -c "$uri" dumpxml "$inst-smoke" 2>&1 | grep -E "<kernel>|source file=|log file=")
 	[ "$(echo "$xml" | grep -c "$store/")" -ge 5 ] && ! echo "$xml" | grep -qv "$store/"
 	record "every file of the remote guest is a volume of the host's store" $? "$xml"
 	out=$(LAB_INSTANCE=$inst timeout 60 ./lab exec smoke -- uname -r 2>&1)
 	case "$out" in 6.1.*) true ;; *) false ;; esac
 	record "lab exec through the remote connection (uname -r: $out)" $?
-	LAB_INSTANCE=$inst timeout 60 ./lab console --no-follow smoke 2>&1 | grep -q "Linux version 6.1"
+	LAB_INSTANCE=$inst timeout 60 ./lab exec smoke -- sh -c 'echo lab-remote-console-check >/dev/kmsg' >/dev/null 2>&1
+	LAB_INSTANCE=$inst timeout 60 ./lab console --no-follow smoke 2>&1 | grep -q "lab-remote-console-check"
 	record "lab console reads the remote log through the storage API" $?
+	LAB_INSTANCE=$inst timeout 600 ./lab run t099-lab-selftest t010-dvb-demux-feeds >"$logs/run-remote.log" 2>&1
+	run=$(sed -n 's/^# results: //p' "$logs/run-remote.log")
+	grep -q "^ok 2 t010" "$logs/run-remote.log" && grep -q "lab: END t010-dvb-demux-feeds" "$run/consoles/smoke.log"
+	record "lab run on the remote instance: verdicts from its console followed through the store" $? \
+		"$(tail -6 "$logs/run-remote.log")"
+	LAB_INSTANCE=$inst timeout 300 ./lab restart smoke >"$logs/restart-remote.log" 2>&1 &&
+		grep -q "smoke .*restored in" "$logs/restart-remote.log"
+	record "lab restart on the remote host restores from the saved state in its store" $? \
+		"$(tail -3 "$logs/restart-remote.log")"
 	LAB_INSTANCE=$inst timeout 120 ./lab down >"$logs/down-remote.log" 2>&1 &&
 		! virsh -c "$uri" list --name 2>/dev/null | grep -q "^$inst-" &&
-		! compgen -G "$store/$inst-*" >/dev/null && compgen -G "$store/image-*" >/dev/null
-	record "lab down removes the remote guest and its volumes, keeps the shared ones" $? \
+		! compgen -G "$store/$inst-*" >/dev/null && compgen -G "$store/image-*" >/dev/null &&
+		compgen -G "$store/saved-*.ok" >/dev/null
+	record "lab down removes the remote guest and its volumes, keeps the shared ones and the saved state" $? \
 		"$(tail -3 "$logs/down-remote.log"); $(find "$store" -maxdepth 1 -printf '%f ')"
+	LAB_INSTANCE=$inst timeout 300 ./lab up -t smoke --kernel patched --host lo --hosts "$hf" \
+		>"$logs/up-remote2.log" 2>&1 && grep -q "smoke .*restored in" "$logs/up-remote2.log" &&
+		! grep -q "booted in" "$logs/up-remote2.log"
+	record "lab up --host lo again restores from the host's store" $? "$(grep -E "phase|restored" "$logs/up-remote2.log" | tail -6)"
+	LAB_INSTANCE=$inst timeout 120 ./lab down >/dev/null 2>&1
 }
 
-# Many hosts, the part that exists: a second libvirt endpoint reached over
-# libvirt's remote protocol (qemu+ssh to a throwaway sshd on loopback); the
-# cached kernels and image reach its store through the storage API, intact;
-# a second sync moves nothing; clean removes the store.
+# lab stress --hosts lo,gone: gone never answers, so its part is reported
+# and goes on on lo after lo's own part; the counts are merged.
+spread_stress() {
+	local hf=$1 dir id
+	LAB_INSTANCE=$LAB_INSTANCE timeout 1200 ./lab stress -t smoke --kernel patched \
+		--hosts lo,gone --hosts-file "$hf" --loops 2 t099-lab-selftest >"$logs/stress-spread.log" 2>&1
+	id=$(sed -n 's/^stress \([0-9-]*\): spread over.*/\1/p' "$logs/stress-spread.log" | head -1)
+	dir=$LAB_HOME_DIR/stress/$id
+	[ -n "$id" ] && grep -q "host gone dropped out: gone goes to host lo" "$logs/stress-spread.log" &&
+		grep -q '"iteration":2' <(tr -d ' \n' <"$dir/stress.json") &&
+		grep -q "gone: 1 loops done, finished on lo" "$logs/stress-spread.log"
+	record "lab stress --hosts: a host that drops out is reported, its part runs on the other, counts merged" $? \
+		"$(grep -v "^\[" "$logs/stress-spread.log" | tail -8)"
+}
+
+# lab review --hosts lo,here on smoke: baseline over qemu+ssh and patched
+# through the local store at the same time; 010's row is verified from
+# the two runs like a review on one host.
+spread_review() {
+	local hf=$1 dir
+	timeout 1800 ./lab review -t smoke --hosts lo,here --hosts-file "$hf" >"$logs/review-spread.log" 2>&1
+	dir=$(sed -n 's/^review finished in [0-9]* s: //p' "$logs/review-spread.log")
+	grep -q "^baseline: done on host lo" "$logs/review-spread.log" &&
+		grep -q "^patched: done on host here" "$logs/review-spread.log" &&
+		grep -q "^010 .*fix verified" "$dir/report.txt"
+	record "lab review --hosts lo,here: both kernels at once on two hosts, 010 verified" $? \
+		"$(grep -v "^\[" "$logs/review-spread.log" | tail -8)"
+}
+
+# Many hosts: a second libvirt endpoint reached over libvirt's remote
+# protocol (qemu+ssh to a throwaway sshd on loopback) and this machine
+# through a store of its own; the cached kernels and image reach the
+# stores through the storage API, intact; a second sync moves nothing;
+# clean removes the stores.
 hosts_ci() {
 	local dir uri hf img
 	dir=$(mktemp -d /tmp/lab-hosts.XXXXXX)
@@ -368,7 +417,8 @@ hosts_ci() {
 	uri=$(tests/loopback-ssh.sh start "$dir/ssh" 2>"$logs/sshd.log")
 	record "a throwaway sshd on 127.0.0.1 for libvirt's remote protocol" $? "$(cat "$logs/sshd.log")"
 	hf=$dir/hosts.ini
-	printf '[host lo]\nuri = %s\nstore = %s/store\n' "$uri" "$dir" >"$hf"
+	printf '[host lo]\nuri = %s\nstore = %s/store\n\n[host here]\nuri = qemu:///system\nstore = %s/here\n\n[host gone]\nuri = %s\nstore = %s/gone\n' \
+		"$uri" "$dir" "$dir" "${uri/:2299\//:2298/}" "$dir" >"$hf"
 	timeout 120 ./lab hosts --hosts "$hf" >"$logs/hosts.log" 2>&1
 	grep -q "^lo .*qemu+ssh://.* libvirt [0-9]" "$logs/hosts.log"
 	record "lab hosts reaches the host over qemu+ssh" $? "$(cat "$logs/hosts.log")"
@@ -383,8 +433,11 @@ hosts_ci() {
 		grep -q "0 files uploaded.*3 already there" "$logs/sync2.log"
 	record "a second sync uploads nothing" $? "$(tail -4 "$logs/sync2.log")"
 	remote_smoke "$uri" "$hf" "$dir/store"
-	timeout 120 ./lab hosts --hosts "$hf" clean lo >"$logs/hosts-clean.log" 2>&1 && [ ! -e "$dir/store" ]
-	record "lab hosts clean removes the store (volumes, directory, pool)" $? "$(cat "$logs/hosts-clean.log")"
+	spread_stress "$hf"
+	spread_review "$hf"
+	timeout 120 ./lab hosts --hosts "$hf" clean lo >"$logs/hosts-clean.log" 2>&1 && [ ! -e "$dir/store" ] &&
+		timeout 120 ./lab hosts --hosts "$hf" clean here >>"$logs/hosts-clean.log" 2>&1 && [ ! -e "$dir/here" ]
+	record "lab hosts clean removes the stores (volumes, directory, pool)" $? "$(cat "$logs/hosts-clean.log")"
 	tests/loopback-ssh.sh stop "$dir/ssh"
 	rm -rf "$dir"
 }

@@ -129,6 +129,74 @@ static void test_round_trip(void **st)
 	g_free(p);
 }
 
+/* Parts of a stress spread over two hosts add up: counts per test, one
+ * entry per title with both hosts' tests, paths under each part's
+ * directory, the earliest first failure, the longest elapsed time. */
+static struct lab_stress *part(const char *test, long fail, gint64 first,
+			       const char *dump, double elapsed)
+{
+	struct lab_stress *s = lab_stress_new();
+	struct lab_stress_test *t = lab_stress_test_get(s, "t099-lab-selftest");
+	struct lab_stress_crash *c;
+
+	s->iteration = 2;
+	s->tests_run = 4;
+	s->elapsed_s = elapsed;
+	t->runs = 2;
+	t->pass = 2;
+	lab_stress_point_add(t, first + 5, 'p');
+	t = lab_stress_test_get(s, test);
+	t->runs = 2;
+	t->fail = fail;
+	t->pass = 2 - fail;
+	t->first_fail = first;
+	t->last_fail = first;
+	lab_stress_point_add(t, first, 'f');
+	c = lab_stress_crash_get(s, "list_add corruption in dvb_dmxdev_add_pid");
+	c->count = fail;
+	c->first = c->last = first;
+	g_ptr_array_add(c->tests, g_strdup(test));
+	g_ptr_array_add(c->excerpts, g_strdup("crashes/1/excerpt-1.txt"));
+	if (dump)
+		g_ptr_array_add(c->dumps, g_strdup(dump));
+	return s;
+}
+
+static void test_merge(void **st)
+{
+	struct lab_stress *all = lab_stress_new();
+	struct lab_stress *a = part("t010-dvb-demux-feeds", 2, 2000, NULL, 60);
+	struct lab_stress *b = part("t010-dvb-demux-feeds", 1, 1000, "dumps/x.kdump", 90);
+	struct lab_stress_test *t;
+	struct lab_stress_crash *c;
+
+	(void)st;
+	lab_stress_merge(all, a, "hosts/local");
+	lab_stress_merge(all, b, "hosts/lo");
+	assert_int_equal(all->iteration, 4);
+	assert_int_equal(all->tests_run, 8);
+	assert_true(all->elapsed_s == 90);
+	assert_int_equal(all->tests->len, 2);
+	t = lab_stress_test_get(all, "t010-dvb-demux-feeds");
+	assert_int_equal(t->runs, 4);
+	assert_int_equal(t->fail, 3);
+	assert_int_equal(t->first_fail, 1000);
+	assert_int_equal(t->last_fail, 2000);
+	assert_int_equal(t->timeline->len, 2);
+	assert_int_equal(g_array_index(t->timeline, struct lab_stress_point, 0).t, 1000);
+	assert_int_equal(all->crashes->len, 1);
+	c = g_ptr_array_index(all->crashes, 0);
+	assert_int_equal(c->count, 3);
+	assert_int_equal(c->first, 1000);
+	assert_int_equal(c->tests->len, 1);
+	assert_int_equal(c->excerpts->len, 2);
+	assert_string_equal(g_ptr_array_index(c->excerpts, 0), "hosts/local/crashes/1/excerpt-1.txt");
+	assert_string_equal(g_ptr_array_index(c->dumps, 0), "hosts/lo/dumps/x.kdump");
+	lab_stress_free(a);
+	lab_stress_free(b);
+	lab_stress_free(all);
+}
+
 /* Two stress runs begun in the same second (two instances) never share a
  * directory: the second gets -2 (seen: both wrote one stress.json). */
 static void test_unique_dirs(void **state)
@@ -166,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_titles),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_unique_dirs),
+		cmocka_unit_test(test_merge),
 	};
 
 	return cmocka_run_group_tests_name("stress", tests, NULL, NULL);

@@ -1,0 +1,80 @@
+/* Work spread over hosts (src/spread.c): every job runs in a child with
+ * its own LAB_INSTANCE; a job whose host dropped out runs again on a host
+ * whose job finished, under that job's instance; a job that failed for
+ * another reason is not run again. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/spread.h"
+
+/* In the child: host "down" drops out, host "broken" fails otherwise,
+ * any other host answers "INSTANCE@HOST". */
+static char *job(void *arg, const char *host, bool *host_lost)
+{
+	(void)arg;
+	if (host && !strcmp(host, "down")) {
+		*host_lost = true;
+		return NULL;
+	}
+	if (host && !strcmp(host, "broken"))
+		return NULL;
+	return g_strdup_printf("%s@%s", getenv("LAB_INSTANCE"), host ? host : "local");
+}
+
+struct row {
+	const char *hosts[3];
+	int rc;
+	const char *results[3]; /* NULL: none */
+};
+
+static const struct row rows[] = {
+	{ { "a", "b", NULL }, 0, { "i0@a", "i1@b", NULL } },
+	/* "down" drops out: its job goes to a, under a's instance */
+	{ { "a", "down", NULL }, 0, { "i0@a", "i0@a", NULL } },
+	{ { "down", "b", "c" }, 0, { "i1@b", "i1@b", "i2@c" } },
+	/* nowhere to go: every host dropped out */
+	{ { "down", "down", NULL }, 1, { NULL, NULL, NULL } },
+	/* a failure that is not the host's stays a failure */
+	{ { "a", "broken", NULL }, 1, { "i0@a", NULL, NULL } },
+};
+
+static void test_spread_table(void **st)
+{
+	const char *inst[3] = { "i0", "i1", "i2" };
+	guint r, i;
+
+	(void)st;
+	for (r = 0; r < G_N_ELEMENTS(rows); r++) {
+		struct lab_spread_job jobs[3];
+		guint n = rows[r].hosts[2] ? 3 : 2;
+
+		memset(jobs, 0, sizeof(jobs));
+		for (i = 0; i < n; i++) {
+			jobs[i].label = inst[i];
+			jobs[i].instance = inst[i];
+			jobs[i].host = rows[r].hosts[i];
+			jobs[i].fn = job;
+		}
+		assert_int_equal(lab_spread_run(jobs, n), rows[r].rc);
+		for (i = 0; i < n; i++) {
+			if (rows[r].results[i])
+				assert_string_equal(jobs[i].result, rows[r].results[i]);
+			else
+				assert_null(jobs[i].result);
+		}
+		lab_spread_clear(jobs, n);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spread_table),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
