@@ -273,6 +273,19 @@ struct lab_hosts *lab_hosts_open(const char *path)
 	return h;
 }
 
+bool lab_host_answers(const char *hosts_file, const char *name)
+{
+	struct lab_hosts *h = lab_hosts_open(hosts_file);
+	struct lab_host *x = h ? lab_hosts_find(h, name) : NULL;
+	virConnectPtr c = x ? lab_virt_open(x->uri) : NULL;
+	bool alive = c && virConnectIsAlive(c) == 1;
+
+	if (c)
+		virConnectClose(c);
+	lab_hosts_free(h);
+	return alive;
+}
+
 /* ---- lab hosts ---- */
 
 static void show_host(const struct lab_host *x)

@@ -3,6 +3,7 @@
 #define LAB_HOSTS_H
 
 #include <glib.h>
+#include <stdbool.h>
 
 struct lab_host {
 	char *name;
@@ -31,6 +32,9 @@ struct lab_hosts *lab_hosts_parse(const char *path, const char *text,
 struct lab_hosts *lab_hosts_open(const char *path);
 struct lab_host *lab_hosts_find(struct lab_hosts *h, const char *name);
 void lab_hosts_free(struct lab_hosts *h);
+/* Host NAME's libvirt can be reached now: after a failure there, was it
+ * the host (it dropped out) or the work (a guest that never got ready)? */
+bool lab_host_answers(const char *hosts_file, const char *name);
 
 /* `lab hosts [--hosts FILE] [sync NAME [--kernel K]]` */
 int cmd_hosts(int argc, char **argv);

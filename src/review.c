@@ -56,7 +56,7 @@ static char *one_kernel_on(const struct review_opts *o, const char *kernel,
 	rc = lab_up(&up);
 	lab_phase_end();
 	g_free(phase);
-	*host_lost = rc == 1;
+	*host_lost = rc == 1 && host && !lab_host_answers(o->hosts_file, host);
 	if (rc != 0)
 		return NULL;
 	rc = lab_run_tests(NULL, o->duration_s, &run_dir);

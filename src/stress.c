@@ -9,6 +9,7 @@
  * on). Disk use is bounded: clean iterations' runs are removed, failing
  * ones capped, dumps capped in count and size. */
 #include "stress.h"
+#include "hosts.h"
 #include "instance.h"
 #include "kernel.h"
 #include "owner.h"
@@ -488,7 +489,7 @@ int lab_stress_here(struct lab_stress *s, const struct lab_stress_opts *so,
 	bool we_did = false;
 	int rc = bring_up(so, &we_did);
 
-	*host_lost = rc == 1 && so->host;
+	*host_lost = rc == 1 && so->host && !lab_host_answers(so->hosts_file, so->host);
 	if (rc != 0)
 		return -1;
 	g_free(s->kernel_dir);
