@@ -62,6 +62,8 @@ static char *one_kernel_on(const struct review_opts *o, const char *kernel,
 		return NULL;
 	/* side by side, two KTAP streams would interleave: the report says it */
 	ro.quiet = o->hosts && o->hosts[1];
+	if (ro.quiet)
+		lab_phase_begin("run tests");
 	rc = lab_run_with(&ro, &run_dir);
 	lab_phase_begin("down");
 	lab_down(true);
