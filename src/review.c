@@ -347,7 +347,7 @@ static const char review_usage[] =
 	"  --hosts A,B  baseline on host A and patched on host B at the same time\n"
 	"             (hosts.ini names; `local` is this machine through its store);\n"
 	"             a kernel whose host drops out runs again on the other.\n"
-	"             --hosts A: both kernels on A, one after the other\n"
+	"             --hosts A (or --host A): both kernels on A, one after the other\n"
 	"  --isolate  for every verified row, run the seed's tests again on a\n"
 	"             kernel that carries only that seed's bug (isolated column)\n"
 	"  Build both kernels, run the suite on baseline then on patched, and\n"
@@ -370,7 +370,8 @@ int cmd_review(int argc, char **argv)
 			o.keep_going = true;
 		} else if (!strcmp(argv[i], "--isolate")) {
 			o.isolate = true;
-		} else if (!strcmp(argv[i], "--hosts") && i + 1 < argc) {
+		} else if ((!strcmp(argv[i], "--hosts") || !strcmp(argv[i], "--host")) &&
+			   i + 1 < argc) {
 			g_strfreev(o.hosts);
 			o.hosts = g_strsplit(argv[++i], ",", -1);
 		} else if (!strcmp(argv[i], "--hosts-file") && i + 1 < argc) {

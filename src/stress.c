@@ -565,7 +565,7 @@ static const char stress_usage[] =
 	"  at once (hosts.ini names; `local` is this machine through its store),\n"
 	"  --loops split between them, --duration on each; counts and titles\n"
 	"  merged. A host that drops out is reported and its part goes on on a\n"
-	"  host that finished.\n";
+	"  host that finished. --host A: the whole loop on A.\n";
 
 static int parse_duration(const char *v, long *out)
 {
@@ -609,7 +609,7 @@ static int parse(int argc, char **argv, struct lab_stress *s, struct lab_stress_
 			so->inject_crash = n, i++;
 		else if (!strcmp(a, "--seed") && has && lab_parse_count(argv[i + 1], 0, G_MAXINT32, &n) == 0)
 			s->seed = (guint64)n, i++;
-		else if (!strcmp(a, "--hosts") && has) {
+		else if ((!strcmp(a, "--hosts") || !strcmp(a, "--host")) && has) {
 			g_strfreev(so->hosts);
 			so->hosts = g_strsplit(argv[++i], ",", -1);
 		} else if (!strcmp(a, "--hosts-file") && has)
