@@ -400,7 +400,7 @@ spread_review() {
 	dir=$(sed -n 's/^review finished in [0-9]* s: //p' "$logs/review-spread.log")
 	grep -q "^baseline: done on host lo" "$logs/review-spread.log" &&
 		grep -q "^patched: done on host here" "$logs/review-spread.log" &&
-		grep -q "^010 .*fix verified" "$dir/report.txt"
+		grep -Eq "^[0-9]+ +010 .*fix verified" "$dir/report.txt"
 	record "lab review --hosts lo,here: both kernels at once on two hosts, 010 verified" $? \
 		"$(grep -v "^\[" "$logs/review-spread.log" | tail -8)"
 }
