@@ -376,7 +376,7 @@ remote_smoke() {
 	LAB_INSTANCE=$inst timeout 120 ./lab down >/dev/null 2>&1
 }
 
-# lab stress --hosts lo,gone: gone never answers, so its part is reported
+# lab stress --hosts lo,gone: gone (port 1 of loopback) never answers, so its part is reported
 # and goes on on lo after lo's own part; the counts are merged.
 spread_stress() {
 	local hf=$1 dir id
@@ -411,14 +411,16 @@ spread_review() {
 # stores through the storage API, intact; a second sync moves nothing;
 # clean removes the stores.
 hosts_ci() {
-	local dir uri hf img
+	local dir uri hf img port
 	dir=$(mktemp -d /tmp/lab-hosts.XXXXXX)
 	chmod 755 "$dir" # QEMU (user libvirt-qemu) opens the store's files under it
 	uri=$(tests/loopback-ssh.sh start "$dir/ssh" 2>"$logs/sshd.log")
 	record "a throwaway sshd on 127.0.0.1 for libvirt's remote protocol" $? "$(cat "$logs/sshd.log")"
 	hf=$dir/hosts.ini
+	port=${uri#*@127.0.0.1:}
+	port=${port%%/*}
 	printf '[host lo]\nuri = %s\nstore = %s/store\n\n[host here]\nuri = qemu:///system\nstore = %s/here\n\n[host gone]\nuri = %s\nstore = %s/gone\n' \
-		"$uri" "$dir" "$dir" "${uri/:2299\//:2298/}" "$dir" >"$hf"
+		"$uri" "$dir" "$dir" "${uri/:$port\//:1/}" "$dir" >"$hf"
 	timeout 120 ./lab hosts --hosts "$hf" >"$logs/hosts.log" 2>&1
 	grep -q "^lo .*qemu+ssh://.* libvirt [0-9]" "$logs/hosts.log"
 	record "lab hosts reaches the host over qemu+ssh" $? "$(cat "$logs/hosts.log")"

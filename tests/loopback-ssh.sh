@@ -6,12 +6,22 @@
 # is read or changed. `start` prints the URI to put in hosts.ini.
 set -euo pipefail
 cmd=${1:?start|stop} dir=${2:?directory}
-port=${LAB_SSH_PORT:-2299}
+port=${LAB_SSH_PORT:-}
+
+# busy PORT: something listens there (another test's sshd, say)
+busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 if [ "$cmd" = stop ]; then
 	[ -f "$dir/sshd.pid" ] && kill "$(cat "$dir/sshd.pid")" 2>/dev/null
 	rm -f "$dir/sshd.pid"
 	exit 0
+fi
+if [ -z "$port" ]; then # the first free port from 2299 on
+	port=2299
+	while busy "$port"; do
+		port=$((port + 1))
+		[ "$port" -lt 2399 ] || { echo "loopback-ssh: no free port in 2299..2398" >&2; exit 1; }
+	done
 fi
 mkdir -p "$dir"
 chmod 700 "$dir"
@@ -39,4 +49,10 @@ WRAP
 chmod 755 "$dir/ssh"
 mkdir -p /run/sshd
 /usr/sbin/sshd -f "$dir/sshd_config"
+# ours must be the one that answers (a port taken meanwhile: fail here)
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	[ -s "$dir/sshd.pid" ] && kill -0 "$(cat "$dir/sshd.pid")" 2>/dev/null && break
+	sleep 0.2
+done
+kill -0 "$(cat "$dir/sshd.pid" 2>/dev/null)" 2>/dev/null || { echo "loopback-ssh: sshd did not start on port $port" >&2; exit 1; }
 echo "qemu+ssh://root@127.0.0.1:$port/system?keyfile=$dir/id&command=$dir/ssh"
