@@ -273,6 +273,21 @@ struct lab_hosts *lab_hosts_open(const char *path)
 	return h;
 }
 
+int lab_hosts_check_names(const char *hosts_file, char **names, const char *cmd)
+{
+	struct lab_hosts *h = lab_hosts_open(hosts_file);
+	int rc = h ? 0 : -1;
+
+	for (; h && *names; names++)
+		if (!lab_hosts_find(h, *names)) {
+			lab_err("%s: no host '%s' in %s (`lab hosts` lists them)", cmd,
+				*names, h->path);
+			rc = -1;
+		}
+	lab_hosts_free(h);
+	return rc;
+}
+
 bool lab_host_answers(const char *hosts_file, const char *name)
 {
 	struct lab_hosts *h = lab_hosts_open(hosts_file);

@@ -32,6 +32,9 @@ struct lab_hosts *lab_hosts_parse(const char *path, const char *text,
 struct lab_hosts *lab_hosts_open(const char *path);
 struct lab_host *lab_hosts_find(struct lab_hosts *h, const char *name);
 void lab_hosts_free(struct lab_hosts *h);
+/* Every one of NAMES is a host of the file (--hosts of CMD), checked
+ * before anything is created; -1 with a message per unknown name. */
+int lab_hosts_check_names(const char *hosts_file, char **names, const char *cmd);
 /* Host NAME's libvirt can be reached now: after a failure there, was it
  * the host (it dropped out) or the work (a guest that never got ready)? */
 bool lab_host_answers(const char *hosts_file, const char *name);

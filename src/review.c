@@ -312,9 +312,7 @@ out:
  * built; two distinct ones (two instances on one host would share it). */
 static int check_hosts(const struct review_opts *o)
 {
-	struct lab_hosts *h;
-	guint n, i;
-	int rc = 0;
+	guint n;
 
 	if (!o->hosts)
 		return 0;
@@ -329,16 +327,7 @@ static int check_hosts(const struct review_opts *o)
 			LAB_INSTANCE_MAX - 2);
 		return -1;
 	}
-	if (!(h = lab_hosts_open(o->hosts_file)))
-		return -1;
-	for (i = 0; i < n; i++)
-		if (!lab_hosts_find(h, o->hosts[i])) {
-			lab_err("review: no host '%s' in %s (`lab hosts` lists them)",
-				o->hosts[i], h->path);
-			rc = -1;
-		}
-	lab_hosts_free(h);
-	return rc;
+	return lab_hosts_check_names(o->hosts_file, o->hosts, "review");
 }
 
 static const char review_usage[] =

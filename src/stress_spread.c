@@ -17,9 +17,7 @@
 
 int lab_stress_check_hosts(const struct lab_stress_opts *so)
 {
-	struct lab_hosts *h;
 	guint n, i, k;
-	int rc = 0;
 
 	if (!so->hosts)
 		return 0;
@@ -35,16 +33,7 @@ int lab_stress_check_hosts(const struct lab_stress_opts *so)
 				lab_err("stress: host '%s' is named twice in --hosts", so->hosts[i]);
 				return -1;
 			}
-	if (!(h = lab_hosts_open(so->hosts_file)))
-		return -1;
-	for (i = 0; i < n; i++)
-		if (!lab_hosts_find(h, so->hosts[i])) {
-			lab_err("stress: no host '%s' in %s (`lab hosts` lists them)",
-				so->hosts[i], h->path);
-			rc = -1;
-		}
-	lab_hosts_free(h);
-	return rc;
+	return lab_hosts_check_names(so->hosts_file, so->hosts, "stress");
 }
 
 struct part {
