@@ -3,12 +3,13 @@
 CC      ?= gcc
 PKGS    := libvirt libvirt-qemu glib-2.0 json-c
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(shell pkg-config --cflags $(PKGS))
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc $(shell pkg-config --cflags $(PKGS))
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm
 
-# One job per file: every src/*.c is part of lab, every tests/unit/test_*.c
-# is a cmocka unit test.
-SRCS    := $(sort $(wildcard src/*.c))
+# One job per file: every src/LAYER/*.c is part of lab (HACKING.md: the
+# layers, lowest first), every tests/unit/test_*.c is a cmocka unit test.
+SRCS    := $(sort $(wildcard src/*/*.c))
+HDRS    := $(wildcard src/*/*.h)
 OBJS    := $(SRCS:.c=.o)
 UNIT    := $(patsubst %.c,%,$(sort $(wildcard tests/unit/test_*.c)))
 
@@ -20,7 +21,7 @@ lab: lab.o $(OBJS)
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-%.o: %.c $(wildcard src/*.h)
+%.o: %.c $(HDRS)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -28,7 +29,7 @@ deps:
 	bash scripts/deps.sh
 
 # Unit tests link lab.c without main() so the CLI table is testable.
-tests/unit/lab_nomain.o: lab.c $(wildcard src/*.h)
+tests/unit/lab_nomain.o: lab.c $(HDRS)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS) -DLAB_NO_MAIN -c -o $@ $<
 
@@ -48,12 +49,12 @@ FUZZ_SECONDS ?= 60
 FUZZ_DIR     ?= /tmp/lab-fuzz
 FUZZ_CFLAGS  := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
-	-DLAB_FUZZ_SRC='"$(CURDIR)"' $(shell pkg-config --cflags $(PKGS))
+	-Isrc -DLAB_FUZZ_SRC='"$(CURDIR)"' $(shell pkg-config --cflags $(PKGS))
 FUZZERS      := $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
 FUZZ_OBJS    := $(SRCS:src/%.c=fuzz/obj/%.o)
 
-fuzz/obj/%.o: src/%.c $(wildcard src/*.h)
-	@mkdir -p fuzz/obj
+fuzz/obj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
@@ -79,7 +80,7 @@ fuzz-%: fuzz/bin/fuzz_%
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 \
 		--enable=warning,style,performance,portability \
-		--suppress=variableScope --std=c11 --inline-suppr -I src lab.c src/*.c fuzz/*.c
+		--suppress=variableScope --std=c11 --inline-suppr -I src lab.c src/*/*.c fuzz/*.c
 
 # lab's file-reading commands under valgrind's memcheck (tests/valgrind.sh).
 valgrind: lab

@@ -3,7 +3,7 @@
  * undefined behaviour. */
 #include <string.h>
 
-#include "../src/console.h"
+#include "core/console.h"
 #include <stdint.h>
 #include <stdlib.h>
 

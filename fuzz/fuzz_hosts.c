@@ -3,7 +3,7 @@
  * parser's promises; never a crash, leak or undefined behaviour. */
 #include <string.h>
 
-#include "../src/hosts.h"
+#include "core/hosts.h"
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -3,9 +3,9 @@
  * HTML) without a crash, leak or undefined behaviour. */
 #include <string.h>
 
-#include "../src/report.h"
-#include "../src/results.h"
-#include "../src/util.h"
+#include "core/report.h"
+#include "core/results.h"
+#include "util/util.h"
 #include "fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "../src/topology.h"
+#include "core/topology.h"
 #include "fuzz.h"
 
 /* What a loaded topology promises the code that brings it up. */

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
-#include "../../src/console.h"
-#include "../../src/util.h"
+#include "core/console.h"
+#include "util/util.h"
 
 #define MAX_REPORTS 10
 

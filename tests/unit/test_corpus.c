@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/console.h"
-#include "../../src/report.h"
-#include "../../src/results.h"
-#include "../../src/topology.h"
-#include "../../src/util.h"
+#include "core/console.h"
+#include "core/report.h"
+#include "core/results.h"
+#include "core/topology.h"
+#include "util/util.h"
 
 /* The host the topology corpus is checked against. */
 #define HOST_MEM 24000

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/agent.h"
-#include "../../src/domxml.h"
-#include "../../src/util.h"
+#include "virt/agent.h"
+#include "virt/domxml.h"
+#include "util/util.h"
 
 static void validate(const char *xml, const char *schema)
 {

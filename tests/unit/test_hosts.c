@@ -8,8 +8,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../src/hosts.h"
-#include "../../src/store.h"
+#include "core/hosts.h"
+#include "store/store.h"
 
 static void test_good(void **state)
 {

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/owner.h"
-#include "../../src/util.h"
+#include "core/owner.h"
+#include "util/util.h"
 
 static void test_instance_names(void **s)
 {

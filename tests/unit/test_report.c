@@ -10,9 +10,9 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../src/report.h"
-#include "../../src/review.h"
-#include "../../src/util.h"
+#include "core/report.h"
+#include "jobs/review.h"
+#include "util/util.h"
 
 #define S(v, sig, all, oth) { .verdict = v, .signature = sig, .all_pass = all, .other = oth }
 

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/results.h"
-#include "../../src/util.h"
+#include "core/results.h"
+#include "util/util.h"
 
 static void test_taint_bits(void **state)
 {

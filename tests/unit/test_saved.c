@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "../../src/domxml.h"
-#include "../../src/saved.h"
-#include "../../src/util.h"
+#include "virt/domxml.h"
+#include "store/saved.h"
+#include "util/util.h"
 
 struct variant {
 	const char *what;

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../src/schedule.h"
+#include "core/schedule.h"
 
 #define SRV (1u << 0)
 #define CLI (1u << 1)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/spread.h"
+#include "jobs/spread.h"
 
 /* In the child: host "down" drops out, host "broken" fails otherwise,
  * any other host answers "INSTANCE@HOST". */

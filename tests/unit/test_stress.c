@@ -10,8 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../src/stress.h"
-#include "../../src/util.h"
+#include "jobs/stress.h"
+#include "util/util.h"
 
 static void test_wilson(void **st)
 {

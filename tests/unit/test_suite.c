@@ -7,8 +7,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../src/suite.h"
-#include "../../src/util.h"
+#include "core/suite.h"
+#include "util/util.h"
 
 static struct lab_suite *load(const char *rel, char **err)
 {

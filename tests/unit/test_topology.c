@@ -7,8 +7,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../src/topology.h"
-#include "../../src/util.h"
+#include "core/topology.h"
+#include "util/util.h"
 
 #define HOST_MEM 24000
 #define HOST_CPUS 4

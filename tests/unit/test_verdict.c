@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../src/verdict.h"
+#include "core/verdict.h"
 
 enum { X = -1 }; /* exit code: did not finish */
 

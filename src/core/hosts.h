@@ -1,0 +1,40 @@
+/* hosts.h - hosts.ini: the libvirt hosts an instance may run on. */
+#ifndef LAB_HOSTS_H
+#define LAB_HOSTS_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+struct lab_host {
+	char *name;
+	char *uri;    /* libvirt URI: qemu:///system, qemu+ssh://user@h/system */
+	char *store;  /* directory of the lab's storage pool on that host */
+	int guests;   /* capacity: guests at once */
+	int memory_mib; /* capacity: guest memory at once, MiB */
+	int line;
+};
+
+struct lab_hosts {
+	char *path;
+	GPtrArray *hosts; /* struct lab_host * */
+};
+
+#define LAB_STORE_DEFAULT "/var/lib/lab-store"
+
+/* Parse and check FILE; NULL with *err = "FILE:LINE: [host NAME] KEY: why"
+ * on the first error. Every key is known, none repeats, every value is
+ * checked; nothing is connected to. */
+struct lab_hosts *lab_hosts_parse(const char *path, const char *text,
+				  char **err);
+/* --hosts FILE, else $LAB_HOME/hosts.ini (a missing default file is
+ * empty); a host "local" (qemu:///system, the default store) is added
+ * when the file names none. NULL after printing the error. */
+struct lab_hosts *lab_hosts_open(const char *path);
+struct lab_host *lab_hosts_find(struct lab_hosts *h, const char *name);
+void lab_hosts_free(struct lab_hosts *h);
+/* Every one of NAMES is a host of the file (--hosts of CMD), checked
+ * before anything is created; -1 with a message per unknown name. */
+int lab_hosts_check_names(const char *hosts_file, char **names, const char *cmd);
+
+
+#endif

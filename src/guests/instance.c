@@ -1,0 +1,361 @@
+/* instance.c - see instance.h.
+ *
+ * Everything lab creates is transient (virNetworkCreateXML,
+ * virDomainCreateXML, virDomainRestoreFlags), named "<instance>-<name>",
+ * tagged with the instance's owner element, and recorded in state.ini
+ * before it is created, so `lab down` can clean up after Ctrl-C or a crash
+ * of lab, and never touches anything it did not create.
+ */
+#include "guests/instance.h"
+#include "core/owner.h"
+#include "store/place.h"
+#include "util/util.h"
+#include "virt/virt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libvirt/virterror.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+int lab_inst_open(struct lab_inst *in, bool create)
+{
+	char *lock;
+
+	memset(in, 0, sizeof(*in));
+	in->lock_fd = -1;
+	in->dir = lab_instance_dir();
+	in->state_path = g_build_filename(in->dir, "state.ini", NULL);
+	in->state = g_key_file_new();
+	if (create && lab_mkdir_p(in->dir) != 0)
+		return -1;
+	if (!lab_exists(in->dir))
+		return 0;
+	lock = g_build_filename(in->dir, "lock", NULL);
+	in->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	g_free(lock);
+	if (in->lock_fd < 0 || flock(in->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		lab_err("another lab command is using instance '%s' (%s/lock)",
+			lab_instance(), in->dir);
+		return -1;
+	}
+	g_key_file_load_from_file(in->state, in->state_path, G_KEY_FILE_NONE,
+				  NULL);
+	return 0;
+}
+
+int lab_inst_open_unlocked(struct lab_inst *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->lock_fd = -1;
+	in->dir = lab_instance_dir();
+	in->state_path = g_build_filename(in->dir, "state.ini", NULL);
+	in->state = g_key_file_new();
+	return g_key_file_load_from_file(in->state, in->state_path, G_KEY_FILE_NONE,
+					 NULL) ? 0 : -1;
+}
+
+GKeyFile *lab_inst_state_read(void)
+{
+	struct lab_inst in;
+	GKeyFile *kf = NULL;
+
+	if (lab_inst_open_unlocked(&in) == 0) {
+		kf = in.state;
+		in.state = NULL;
+	} else {
+		lab_err("instance '%s' is not up: run `lab up`", lab_instance());
+	}
+	lab_inst_close(&in);
+	return kf;
+}
+
+bool lab_inst_any_uses(const char *text)
+{
+	char *root = lab_path("instances");
+	GDir *d = g_dir_open(root, 0, NULL);
+	const char *n;
+	bool used = false;
+
+	while (d && !used && (n = g_dir_read_name(d))) {
+		char *p = g_build_filename(root, n, "state.ini", NULL);
+		gchar *data = NULL;
+
+		if (g_file_get_contents(p, &data, NULL, NULL))
+			used = strstr(data, text) != NULL;
+		g_free(data);
+		g_free(p);
+	}
+	if (d)
+		g_dir_close(d);
+	g_free(root);
+	return used;
+}
+
+void lab_inst_close(struct lab_inst *in)
+{
+	lab_place_free(in->place); /* its pool belongs to conn */
+	if (in->conn)
+		virConnectClose(in->conn);
+	if (in->lock_fd >= 0)
+		close(in->lock_fd);
+	if (in->state)
+		g_key_file_free(in->state);
+	g_free(in->dir);
+	g_free(in->state_path);
+	memset(in, 0, sizeof(*in));
+	in->lock_fd = -1;
+}
+
+int lab_inst_save(struct lab_inst *in)
+{
+	gsize len;
+	gchar *data = g_key_file_to_data(in->state, &len, NULL);
+	int rc = lab_write_file(in->state_path, data, len);
+
+	g_free(data);
+	return rc;
+}
+
+bool lab_inst_is_up(const struct lab_inst *in)
+{
+	return lab_exists(in->state_path);
+}
+
+char *lab_inst_name(const char *name)
+{
+	return g_strdup_printf("%s-%s", lab_instance(), name);
+}
+
+char *lab_inst_file(const struct lab_inst *in, const char *name)
+{
+	return g_build_filename(in->dir, name, NULL);
+}
+
+char **lab_inst_guests(GKeyFile *state)
+{
+	gchar **groups = g_key_file_get_groups(state, NULL);
+	GPtrArray *out = g_ptr_array_new();
+	int i;
+
+	for (i = 0; groups && groups[i]; i++)
+		if (g_str_has_prefix(groups[i], "guest "))
+			g_ptr_array_add(out, g_strdup(groups[i] + strlen("guest ")));
+	g_strfreev(groups);
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(out, FALSE);
+}
+
+/* ---- teardown: only what carries our owner tag ---- */
+
+static bool domain_is_ours(virDomainPtr d)
+{
+	char *meta = virDomainGetMetadata(d, VIR_DOMAIN_METADATA_ELEMENT,
+					  LAB_OWNER_NS, 0);
+	struct lab_owner o = { 0 };
+	bool ours = lab_owner_parse(meta, true, &o) && lab_owner_is_ours(&o);
+
+	lab_owner_clear(&o);
+	free(meta);
+	return ours;
+}
+
+static bool network_is_ours(virNetworkPtr n)
+{
+	/* libvirt 9.0 keeps a network's <metadata> but has no API for it */
+	char *xml = virNetworkGetXMLDesc(n, 0);
+	struct lab_owner o = { 0 };
+	bool ours = lab_owner_parse(xml, false, &o) && lab_owner_is_ours(&o);
+
+	lab_owner_clear(&o);
+	free(xml);
+	return ours;
+}
+
+/* 0 when the domain is gone (or never was), -1 when it is still there. */
+int lab_inst_destroy_domain(virConnectPtr c, const char *name)
+{
+	virDomainPtr d = virDomainLookupByName(c, name);
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	if (!domain_is_ours(d)) {
+		lab_err("domain %s does not carry instance '%s''s owner tag: left alone",
+			name, lab_instance());
+		virDomainFree(d);
+		return 0;
+	}
+	if (virDomainDestroy(d) != 0) {
+		lab_err("cannot destroy domain %s: %s", name, lab_virt_error());
+		rc = -1;
+	}
+	virDomainFree(d);
+	return rc;
+}
+
+static int destroy_network(virConnectPtr c, const char *name)
+{
+	virNetworkPtr n = virNetworkLookupByName(c, name);
+	int rc = 0;
+
+	if (!n)
+		return 0;
+	if (!network_is_ours(n)) {
+		lab_err("network %s does not carry instance '%s''s owner tag: left alone",
+			name, lab_instance());
+		virNetworkFree(n);
+		return 0;
+	}
+	if (virNetworkDestroy(n) != 0) {
+		lab_err("cannot destroy network %s: %s", name, lab_virt_error());
+		rc = -1;
+	}
+	virNetworkFree(n);
+	return rc;
+}
+
+/* Also sweep what carries our tag but the state file does not know (lab
+ * died between create and save). Names play no part: a foreign domain
+ * named like ours is never touched. */
+int lab_inst_sweep(virConnectPtr c)
+{
+	virDomainPtr *doms = NULL;
+	virNetworkPtr *nets = NULL;
+	int i, n, rc = 0;
+
+	n = virConnectListAllDomains(c, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	for (i = 0; i < n; i++) {
+		if (domain_is_ours(doms[i]) && virDomainDestroy(doms[i]) != 0) {
+			char *msg = g_strdup(lab_virt_error());
+
+			lab_err("cannot destroy domain %s: %s", virDomainGetName(doms[i]), msg);
+			g_free(msg);
+			rc = -1;
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	n = virConnectListAllNetworks(c, &nets, VIR_CONNECT_LIST_NETWORKS_ACTIVE);
+	for (i = 0; i < n; i++) {
+		if (network_is_ours(nets[i]) && virNetworkDestroy(nets[i]) != 0) {
+			char *msg = g_strdup(lab_virt_error());
+
+			lab_err("cannot destroy network %s: %s", virNetworkGetName(nets[i]), msg);
+			g_free(msg);
+			rc = -1;
+		}
+		virNetworkFree(nets[i]);
+	}
+	free(nets);
+	return rc;
+}
+
+static void remove_disks(struct lab_inst *in)
+{
+	GDir *d = g_dir_open(in->dir, 0, NULL);
+	const char *f;
+
+	if (!d)
+		return;
+	while ((f = g_dir_read_name(d))) {
+		if (g_str_has_suffix(f, ".qcow2") || g_str_has_suffix(f, ".iso") ||
+		    g_str_has_suffix(f, "-user-data") ||
+		    g_str_has_suffix(f, "-meta-data")) {
+			char *p = g_build_filename(in->dir, f, NULL);
+
+			unlink(p);
+			g_free(p);
+		}
+	}
+	g_dir_close(d);
+}
+
+/* The instance's own volumes on another host's store (named in its state). */
+static int remove_placed(struct lab_inst *in)
+{
+	struct lab_place *pl = in->place;
+	int err = 0, rc;
+
+	if (!pl && !(pl = lab_place_of(in, &err)))
+		return err ? -1 : 0;
+	rc = lab_place_remove_own(pl, in);
+	if (pl != in->place)
+		lab_place_free(pl);
+	return rc;
+}
+
+/* Destroy what the state names, then whatever else carries our tag. The
+ * state file and the disks stay until every destroy was confirmed, so a
+ * failed teardown can be retried by `lab down`. */
+int lab_inst_teardown(struct lab_inst *in)
+{
+	gchar **groups = g_key_file_get_groups(in->state, NULL);
+	int i, rc = 0;
+
+	for (i = 0; groups && groups[i]; i++) {
+		char *dom = g_key_file_get_string(in->state, groups[i], "domain",
+						  NULL);
+
+		if (dom && lab_inst_destroy_domain(in->conn, dom) != 0)
+			rc = -1;
+		g_free(dom);
+	}
+	for (i = 0; groups && groups[i]; i++) {
+		char *net = g_key_file_get_string(in->state, groups[i],
+						  "libvirt-network", NULL);
+
+		if (net && destroy_network(in->conn, net) != 0)
+			rc = -1;
+		g_free(net);
+	}
+	g_strfreev(groups);
+	if (lab_inst_sweep(in->conn) != 0)
+		rc = -1;
+	if (rc != 0) {
+		lab_err("teardown incomplete: %s kept; run `lab down` again", in->state_path);
+		return rc;
+	}
+	if (remove_placed(in) != 0) {
+		lab_err("volumes on host kept: %s kept; run `lab down` again", in->state_path);
+		return -1;
+	}
+	remove_disks(in);
+	unlink(in->state_path);
+	return 0;
+}
+
+int lab_down(bool quiet)
+{
+	struct lab_inst in;
+	int rc = 1;
+
+	if (lab_inst_open(&in, false) != 0)
+		goto out;
+	in.conn = lab_virt_connect();
+	if (!in.conn)
+		goto out;
+	if (!quiet && !lab_exists(in.state_path))
+		lab_info("instance '%s' is not up; removing anything left with its owner tag",
+			 lab_instance());
+	if (lab_inst_teardown(&in) != 0)
+		goto out;
+	if (!quiet)
+		lab_info("instance '%s' is down", lab_instance());
+	rc = 0;
+out:
+	lab_inst_close(&in);
+	return rc;
+}
+
+int cmd_down(int argc, char **argv)
+{
+	if (argc > 1) {
+		printf("usage: lab down\n  Destroy the instance's guests and network; remove overlays and seeds.\n");
+		return strcmp(argv[1], "--help") == 0 ? 0 : 2;
+	}
+	return lab_down(false);
+}

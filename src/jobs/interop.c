@@ -1,0 +1,375 @@
+/* interop.c - `lab interop`: the NFS interop matrix. Brings up a client
+ * and the servers of the interop topology (knfsd on the lab's kernel, knfsd
+ * on Debian's own kernel, NFS-Ganesha), runs t100 per server x version x
+ * group (the suite map's servers= and groups=), and writes the matrix as
+ * matrix.txt, matrix.json and a self-contained matrix.html beside a link to
+ * the run (which `lab compare` compares with any other). Every cell that is
+ * not a pass keeps its reason. */
+#include "jobs/interop.h"
+#include "guests/instance.h"
+#include "core/results.h"
+#include "jobs/run.h"
+#include "core/suite.h"
+#include "guests/up.h"
+#include "util/util.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define INTEROP_TEST "t100-nfs-interop-suite"
+
+static const char *const all_versions[] = { "3", "4.0", "4.1", "4.2", NULL };
+static const char *const all_groups[] = { "basic", "general", "special", "lock",
+					  "coherence", NULL };
+
+struct cell {
+	const struct lab_result *r;
+	char *counts; /* "pass=16 fail=0 skip=0" from the program */
+};
+
+/* "t100-nfs-interop-suite:knfsd:v4.1:basic" -> server, version, group */
+static bool parse_name(const char *name, char **server, char **vers, char **group)
+{
+	gchar **p = g_strsplit(name, ":", -1);
+	bool ok = g_strv_length(p) == 4 && p[2][0] == 'v';
+
+	if (ok) {
+		*server = g_strdup(p[1]);
+		*vers = g_strdup(p[2] + 1);
+		*group = g_strdup(p[3]);
+	}
+	g_strfreev(p);
+	return ok;
+}
+
+static char *counts_of(const struct lab_run *run, const struct lab_result *r)
+{
+	char *p = g_build_filename(run->dir, r->dir, "output.txt", NULL);
+	char *text = NULL, *out = NULL;
+	const char *m;
+
+	if (g_file_get_contents(p, &text, NULL, NULL) && (m = strstr(text, "# interop: "))) {
+		const char *pass = strstr(m, "pass=");
+
+		if (pass)
+			out = g_strndup(pass, strcspn(pass, "\n"));
+	}
+	g_free(text);
+	g_free(p);
+	return out;
+}
+
+struct matrix {
+	GPtrArray *servers;      /* char *, in run order */
+	GHashTable *cells;       /* "server|vers|group" -> struct cell * */
+};
+
+static void cell_free(gpointer p)
+{
+	struct cell *c = p;
+
+	g_free(c->counts);
+	g_free(c);
+}
+
+static struct matrix *matrix_of(const struct lab_run *run)
+{
+	struct matrix *m = g_new0(struct matrix, 1);
+	guint i;
+
+	m->servers = g_ptr_array_new_with_free_func(g_free);
+	m->cells = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, cell_free);
+	for (i = 0; i < run->results->len; i++) {
+		const struct lab_result *r = g_ptr_array_index(run->results, i);
+		char *server = NULL, *vers = NULL, *group = NULL;
+		struct cell *c;
+
+		if (!parse_name(r->name, &server, &vers, &group))
+			continue;
+		if (!g_ptr_array_find_with_equal_func(m->servers, server, g_str_equal, NULL))
+			g_ptr_array_add(m->servers, g_strdup(server));
+		c = g_new0(struct cell, 1);
+		c->r = r;
+		c->counts = counts_of(run, r);
+		g_hash_table_insert(m->cells, g_strdup_printf("%s|%s|%s", server, vers, group), c);
+		g_free(server);
+		g_free(vers);
+		g_free(group);
+	}
+	return m;
+}
+
+static void matrix_free(struct matrix *m)
+{
+	g_ptr_array_free(m->servers, TRUE);
+	g_hash_table_destroy(m->cells);
+	g_free(m);
+}
+
+static const struct cell *cell_at(const struct matrix *m, const char *server,
+				  const char *vers, const char *group)
+{
+	char *k = g_strdup_printf("%s|%s|%s", server, vers, group);
+	const struct cell *c = g_hash_table_lookup(m->cells, k);
+
+	g_free(k);
+	return c;
+}
+
+static char *matrix_text(const struct matrix *m, const struct lab_run *run)
+{
+	GString *t = g_string_new("");
+	guint s;
+	int v, g;
+
+	g_string_append_printf(t, "NFS interop matrix, run %s (client kernel %s, %s)\n\n",
+			       run->id ? run->id : "?", run->kernel ? run->kernel : "?",
+			       run->kernel_release ? run->kernel_release : "?");
+	g_string_append_printf(t, "%-14s %-10s", "server", "group");
+	for (v = 0; all_versions[v]; v++)
+		g_string_append_printf(t, " %-13s", all_versions[v]);
+	g_string_append(t, "\n");
+	for (s = 0; s < m->servers->len; s++)
+		for (g = 0; all_groups[g]; g++) {
+			g_string_append_printf(t, "%-14s %-10s", (char *)g_ptr_array_index(m->servers, s),
+					       all_groups[g]);
+			for (v = 0; all_versions[v]; v++) {
+				const struct cell *c = cell_at(m, g_ptr_array_index(m->servers, s),
+							       all_versions[v], all_groups[g]);
+
+				g_string_append_printf(t, " %-13s", c ? lab_verdict_name(c->r->verdict) : "-");
+			}
+			g_string_append(t, "\n");
+		}
+	g_string_append(t, "\nEvery cell that is not a pass, and why:\n");
+	for (s = 0; s < m->servers->len; s++)
+		for (g = 0; all_groups[g]; g++)
+			for (v = 0; all_versions[v]; v++) {
+				const struct cell *c = cell_at(m, g_ptr_array_index(m->servers, s),
+							       all_versions[v], all_groups[g]);
+
+				if (c && c->r->verdict != LAB_PASS)
+					g_string_append_printf(t, "  %s v%s %s: %s: %s\n",
+							       (char *)g_ptr_array_index(m->servers, s),
+							       all_versions[v], all_groups[g],
+							       lab_verdict_name(c->r->verdict), c->r->reason);
+			}
+	return g_string_free(t, FALSE);
+}
+
+static char *matrix_json(const struct matrix *m, const struct lab_run *run)
+{
+	json_object *o = json_object_new_object(), *cells = json_object_new_array();
+	char *out;
+	guint s;
+	int v, g;
+
+	json_object_object_add(o, "run", json_object_new_string(run->id ? run->id : ""));
+	for (s = 0; s < m->servers->len; s++)
+		for (g = 0; all_groups[g]; g++)
+			for (v = 0; all_versions[v]; v++) {
+				const struct cell *c = cell_at(m, g_ptr_array_index(m->servers, s),
+							       all_versions[v], all_groups[g]);
+				json_object *j;
+				char *reason;
+
+				if (!c)
+					continue;
+				j = json_object_new_object();
+				reason = g_utf8_make_valid(c->r->reason ? c->r->reason : "", -1);
+				json_object_object_add(j, "server", json_object_new_string(g_ptr_array_index(m->servers, s)));
+				json_object_object_add(j, "version", json_object_new_string(all_versions[v]));
+				json_object_object_add(j, "group", json_object_new_string(all_groups[g]));
+				json_object_object_add(j, "verdict", json_object_new_string(lab_verdict_name(c->r->verdict)));
+				json_object_object_add(j, "reason", json_object_new_string(reason));
+				json_object_object_add(j, "counts", c->counts ? json_object_new_string(c->counts) : NULL);
+				json_object_array_add(cells, j);
+				g_free(reason);
+			}
+	json_object_object_add(o, "cells", cells);
+	out = g_strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+	json_object_put(o);
+	return out;
+}
+
+static char *esc(const char *s)
+{
+	char *ok = g_utf8_make_valid(s ? s : "", -1), *e = g_markup_escape_text(ok, -1);
+
+	g_free(ok);
+	return e;
+}
+
+static char *matrix_html(const struct matrix *m, const struct lab_run *run)
+{
+	GString *h = g_string_new("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+				  "<title>lab NFS interop matrix</title><style>"
+				  "body{font-family:sans-serif;margin:1em;max-width:1260px}"
+				  "table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+				  "padding:.25em .5em;font-size:90%}"
+				  ".pass{background:#d8f5d0}.fail{background:#f8d0d0}"
+				  ".error,.timeout{background:#f3c6f3}.skip,.inconclusive{background:#fff1c2}"
+				  "</style></head><body>\n");
+	char *id = esc(run->id);
+	guint s;
+	int v, g;
+
+	g_string_append_printf(h, "<h1>NFS interop matrix</h1><p>run %s</p>\n<table><tr>"
+			       "<th>server</th><th>group</th>", id);
+	for (v = 0; all_versions[v]; v++)
+		g_string_append_printf(h, "<th>v%s</th>", all_versions[v]);
+	g_string_append(h, "</tr>\n");
+	for (s = 0; s < m->servers->len; s++)
+		for (g = 0; all_groups[g]; g++) {
+			char *sv = esc(g_ptr_array_index(m->servers, s));
+
+			g_string_append_printf(h, "<tr class=\"cellrow\"><td>%s</td><td>%s</td>", sv,
+					       all_groups[g]);
+			for (v = 0; all_versions[v]; v++) {
+				const struct cell *c = cell_at(m, g_ptr_array_index(m->servers, s),
+							       all_versions[v], all_groups[g]);
+				char *why = esc(c ? c->r->reason : "not run");
+				char *cnt = esc(c && c->counts ? c->counts : "");
+
+				g_string_append_printf(h, "<td class=\"%s\" title=\"%s\">%s<br><small>%s</small></td>",
+						       c ? lab_verdict_name(c->r->verdict) : "none", why,
+						       c ? lab_verdict_name(c->r->verdict) : "-", cnt);
+				g_free(why);
+				g_free(cnt);
+			}
+			g_string_append(h, "</tr>\n");
+			g_free(sv);
+		}
+	g_string_append(h, "</table>\n<p>Hover a cell for its reason; <a href=\"run/results.json\">"
+			"the run</a>.</p></body></html>\n");
+	g_free(id);
+	return g_string_free(h, FALSE);
+}
+
+int lab_interop_write(const char *dir, const char *run_dir)
+{
+	struct lab_run *run = lab_results_load_dir(run_dir);
+	struct matrix *m;
+	char *txt, *json, *html, *p;
+	int rc = 0;
+
+	if (!run)
+		return -1;
+	lab_mkdir_p(dir);
+	p = g_build_filename(dir, "run", NULL);
+	unlink(p);
+	if (symlink(run_dir, p) != 0)
+		lab_err("cannot link %s", p);
+	g_free(p);
+	m = matrix_of(run);
+	txt = matrix_text(m, run);
+	json = matrix_json(m, run);
+	html = matrix_html(m, run);
+	p = g_build_filename(dir, "matrix.txt", NULL);
+	rc |= lab_write_file(p, txt, -1);
+	g_free(p);
+	p = g_build_filename(dir, "matrix.json", NULL);
+	rc |= lab_write_file(p, json, -1);
+	g_free(p);
+	p = g_build_filename(dir, "matrix.html", NULL);
+	rc |= lab_write_file(p, html, -1);
+	fputs(txt, stdout);
+	printf("matrix: %s (and matrix.txt, matrix.json)\n", p);
+	g_free(p);
+	g_free(txt);
+	g_free(json);
+	g_free(html);
+	matrix_free(m);
+	lab_run_free(run);
+	return rc;
+}
+
+/* ---- the command ---- */
+
+static const char interop_usage[] =
+	"usage: lab interop [-t TOPOLOGY] [--client GUEST] [--servers A,B]\n"
+	"                   [--vers 3,4.0,4.1,4.2] [--groups basic,general,...] [--keep]\n"
+	"  The NFS interop matrix: the client against every server of the\n"
+	"  topology (default: interop), per version and group; writes\n"
+	"  $LAB_HOME/interop/ID/matrix.txt, .json, .html.\n";
+
+/* interop/DATE, -2 ... when another instance's matrix ends this second */
+static char *new_dir(void)
+{
+	char *root = lab_path("interop"), *id = NULL, *dir;
+
+	dir = lab_unique_dir(root, NULL, &id);
+	g_free(root);
+	g_free(id);
+	return dir;
+}
+
+int cmd_interop(int argc, char **argv)
+{
+	struct lab_up_opts up = { .topology = "interop", .accel = "auto", .timeout_s = 900 };
+	struct lab_run_opts ro = { 0 };
+	const char *client = "client";
+	char *servers = NULL, *vers = NULL, *groups = NULL, *run_dir = NULL, *dir = NULL;
+	char *names[] = { INTEROP_TEST, NULL };
+	char **only = NULL;
+	bool keep = false;
+	int i, rc = 2;
+
+	for (i = 1; i < argc; i++) {
+		bool has = i + 1 < argc;
+
+		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--topology")) && has)
+			up.topology = argv[++i];
+		else if (!strcmp(argv[i], "--client") && has)
+			client = argv[++i];
+		else if (!strcmp(argv[i], "--servers") && has)
+			servers = argv[++i];
+		else if (!strcmp(argv[i], "--vers") && has)
+			vers = argv[++i];
+		else if (!strcmp(argv[i], "--groups") && has)
+			groups = argv[++i];
+		else if (!strcmp(argv[i], "--keep"))
+			keep = true;
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(interop_usage, stdout);
+			return 0;
+		} else {
+			lab_err("interop: bad argument '%s'\n%s", argv[i], interop_usage);
+			return 2;
+		}
+	}
+	ro.names = names;
+	ro.only_servers = servers ? g_strsplit(servers, ",", -1) : NULL;
+	ro.only_vers = vers ? g_strsplit(vers, ",", -1) : NULL;
+	ro.only_groups = groups ? g_strsplit(groups, ",", -1) : NULL;
+	{
+		char *list = g_strdup_printf("%s,%s", client,
+					     servers ? servers : "knfsd,knfsd-debian,ganesha");
+
+		only = g_strsplit(list, ",", -1);
+		g_free(list);
+	}
+	up.only = only;
+	rc = lab_up(&up);
+	if (rc == 0) {
+		rc = lab_run_with(&ro, &run_dir) == 130 ? 130 : 0;
+		if (run_dir) {
+			dir = new_dir();
+			if (!dir || lab_interop_write(dir, run_dir) != 0)
+				rc = 1;
+		}
+		if (!keep)
+			lab_down(true);
+	}
+	lab_phase_summary();
+	g_strfreev(ro.only_servers);
+	g_strfreev(ro.only_vers);
+	g_strfreev(ro.only_groups);
+	g_strfreev(only);
+	g_free(run_dir);
+	g_free(dir);
+	return rc;
+}

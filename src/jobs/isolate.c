@@ -1,0 +1,199 @@
+/* isolate.c - single-bug isolation: for a seed, build the kernel that
+ * carries only that seed's bug (pristine + support/ + bugs/NNN, an
+ * incremental build), bring up only the guests its tests need (restored
+ * when a saved state matches), run only its tests, and say whether the
+ * same signature shows. A baseline failure that also shows on the
+ * isolated kernel comes from that one bug, not from the nine others the
+ * baseline carries. `lab isolate SEED`, and `lab review --isolate` for
+ * every verified row. */
+#include "jobs/isolate.h"
+#include "guests/instance.h"
+#include "build/kernel.h"
+#include "core/results.h"
+#include "jobs/run.h"
+#include "core/suite.h"
+#include "build/tests_disk.h"
+#include "core/topology.h"
+#include "guests/up.h"
+#include "util/util.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define READY_TIMEOUT_S 900
+
+/* The seed's tests from review.ini, or NULL with a message. */
+static char **seed_tests(const char *review, const char *seed)
+{
+	char *rel = g_strdup_printf("patches/%s/review.ini", review);
+	char *ini = lab_src_path(rel), *grp = g_strdup_printf("seed %s", seed);
+	GKeyFile *kf = g_key_file_new();
+	char **tests = NULL;
+
+	if (!g_key_file_load_from_file(kf, ini, G_KEY_FILE_NONE, NULL))
+		lab_err("cannot read %s", ini);
+	else if (!(tests = g_key_file_get_string_list(kf, grp, "tests", NULL, NULL)) ||
+		 !tests[0])
+		lab_err("%s: seed %s has no tests= to isolate", ini, seed);
+	g_key_file_free(kf);
+	g_free(rel);
+	g_free(ini);
+	g_free(grp);
+	return tests;
+}
+
+static void add_role_guest(struct lab_topology *t, char **roles, GPtrArray *out,
+			   bool first_only)
+{
+	guint i;
+
+	for (; roles && *roles; roles++) {
+		for (i = 0; i < t->guests->len; i++) {
+			struct lab_guest *g = g_ptr_array_index(t->guests, i);
+
+			if (strcmp(g->role, *roles) != 0)
+				continue;
+			if (!g_ptr_array_find_with_equal_func(out, g->name, g_str_equal, NULL))
+				g_ptr_array_add(out, g_strdup(g->name));
+			if (first_only)
+				return;
+		}
+	}
+}
+
+/* The guests the tests run on and use (peers), as `lab up --guests`. */
+static char **guests_for(const char *topology, char **tests, char **err)
+{
+	char *path = lab_src_path("tests/suite.ini"), *e = NULL;
+	struct lab_suite *s = lab_suite_load(path, &e);
+	struct lab_topology *t = lab_topology_open(topology);
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+	char **n;
+
+	for (n = tests; s && t && *n; n++) {
+		const struct lab_test *lt = lab_suite_test(s, *n);
+
+		if (!lt) {
+			*err = g_strdup_printf("review.ini names unknown test '%s'", *n);
+			break;
+		}
+		add_role_guest(t, lt->roles, out, true);
+		add_role_guest(t, lt->peers, out, true);
+	}
+	if (!s)
+		*err = e;
+	else
+		g_free(e);
+	if (!*err && (!t || out->len == 0))
+		*err = g_strdup_printf("topology %s has no guest for these tests", topology);
+	lab_suite_free(s);
+	lab_topology_free(t);
+	g_free(path);
+	g_ptr_array_add(out, NULL);
+	if (*err) {
+		g_ptr_array_free(out, TRUE);
+		return NULL;
+	}
+	return (char **)g_ptr_array_free(out, FALSE);
+}
+
+char *lab_isolate_seed(const char *review, const char *topology,
+		       const char *seed, const char *tests_iso)
+{
+	char *kernel = g_strdup_printf("isolate-%s", seed), *err = NULL;
+	char **tests = seed_tests(review, seed), **guests = NULL;
+	struct lab_up_opts up = { .topology = topology, .kernel = kernel,
+				  .accel = "auto", .tests_iso = tests_iso,
+				  .timeout_s = READY_TIMEOUT_S };
+	char *run_dir = NULL;
+
+	if (!tests)
+		goto out;
+	if (!(guests = guests_for(topology, tests, &err))) {
+		lab_err("isolate %s: %s", seed, err);
+		goto out;
+	}
+	{
+		char *list = g_strjoinv(",", guests);
+
+		lab_info("=== seed %s alone: kernel %s on %s ===", seed, kernel, list);
+		g_free(list);
+	}
+	if (lab_kernel_build(review, kernel) != 0)
+		goto out;
+	up.only = guests;
+	if (lab_up(&up) != 0)
+		goto out;
+	lab_run_tests(tests, 0, &run_dir);
+	lab_down(true);
+out:
+	g_strfreev(tests);
+	g_strfreev(guests);
+	g_free(kernel);
+	g_free(err);
+	return run_dir;
+}
+
+/* yes: some instance failed with the seed's signature. */
+const char *lab_isolated_answer(const char *run_dir)
+{
+	struct lab_run *r = run_dir ? lab_results_load_dir(run_dir) : NULL;
+	const char *answer = "not run";
+	guint i;
+
+	for (i = 0; r && i < r->results->len; i++) {
+		const struct lab_result *x = g_ptr_array_index(r->results, i);
+
+		if (x->verdict == LAB_FAIL && x->evidence == LAB_EV_SIGNATURE)
+			answer = "yes";
+		else if (strcmp(answer, "yes") != 0)
+			answer = "no";
+	}
+	lab_run_free(r);
+	return answer;
+}
+
+static const char isolate_usage[] =
+	"usage: lab isolate [-t TOPOLOGY] SEED\n"
+	"  Build the kernel with only SEED's bug (support/ + bugs/SEED), bring up\n"
+	"  the guests its tests need, run them, and say whether the seed's\n"
+	"  signature shows (isolated: yes) or not.\n";
+
+int cmd_isolate(int argc, char **argv)
+{
+	const char *topo = "default", *seed = NULL, *answer;
+	char *iso, *run;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--topology")) && i + 1 < argc)
+			topo = argv[++i];
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(isolate_usage, stdout);
+			return 0;
+		} else if (!seed && strlen(argv[i]) == 3 && strspn(argv[i], "0123456789") == 3)
+			seed = argv[i];
+		else {
+			lab_err("isolate: bad argument '%s'\n%s", argv[i], isolate_usage);
+			return 2;
+		}
+	}
+	if (!seed) {
+		lab_err("isolate: name a seed (three digits)\n%s", isolate_usage);
+		return 2;
+	}
+	lab_phase_begin("tests disk");
+	iso = lab_tests_iso();
+	lab_phase_end();
+	if (!iso)
+		return 1;
+	run = lab_isolate_seed(LAB_REVIEW_DEFAULT, topo, seed, iso);
+	answer = lab_isolated_answer(run);
+	printf("seed %s isolated: %s%s%s\n", seed, answer, run ? " (" : "",
+	       run ? run : "");
+	lab_phase_summary();
+	g_free(iso);
+	g_free(run);
+	return strcmp(answer, "yes") == 0 ? 0 : 1;
+}

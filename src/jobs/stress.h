@@ -1,0 +1,37 @@
+/* stress.h - `lab stress`: overnight loops of tests with failure rates,
+ * crash dedup by title, memory dumps, quarantine, resume. The state lives
+ * in $LAB_HOME/stress/ID/stress.json, rewritten atomically after every
+ * iteration (core/stress_state.h). */
+#ifndef LAB_STRESS_H
+#define LAB_STRESS_H
+
+#include <stdbool.h>
+#include "core/stress_state.h"
+
+struct lab_stress_opts {
+	const char *topology;
+	const char *kernel;
+	const char *resume;
+	const char *status;
+	int inject_crash;   /* iteration whose first test meets a panic (CI) */
+	bool keep;          /* leave the instance up at the end */
+	const char *host;   /* NULL: local default; else a hosts.ini name */
+	char **hosts;       /* --hosts A,B,...: spread (stress_spread.c) */
+	const char *hosts_file;
+};
+
+/* The loop on this process's instance (brought up on so->host when it is
+ * not up, and down again after unless --keep), then its reports. 0, 1
+ * failed to start, 3 the host dropped out (*host_lost), 130 Ctrl-C. */
+int lab_stress_here(struct lab_stress *s, const struct lab_stress_opts *so,
+		    bool *host_lost);
+/* The loop spread over so->hosts: a part per host, each in a child with
+ * its own instance under s->dir/hosts/HOST, merged into s. */
+int lab_stress_spread(struct lab_stress *s, const struct lab_stress_opts *so);
+/* --hosts checked before anything is created: known, distinct, and the
+ * part instances' names fit. 0 or -1 with a message. */
+int lab_stress_check_hosts(const struct lab_stress_opts *so);
+
+int cmd_stress(int argc, char **argv);
+
+#endif
