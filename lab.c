@@ -1,59 +1,23 @@
-/* lab.c - the CLI: one table of commands, each implemented in the file of
- * the job it belongs to (src/<job>.c). See README.md. */
+/* lab.c - the CLI: one table of commands (src/cli/: each with its option
+ * table) and the dispatcher, which parses a command's options and opens
+ * what it needs - the instance, its host, its store - before it runs, as
+ * virsh's command table does. See README.md and HACKING.md. */
 #include <stdio.h>
 #include <string.h>
 
-#include "util/util.h"
-#include "build/kernel.h"
-#include "build/image.h"
-#include "virt/virt.h"
-#include "guests/instance.h"
-#include "guests/up.h"
-#include "store/cache.h"
-#include "jobs/isolate.h"
-#include "jobs/stress.h"
-#include "jobs/interop.h"
-#include "jobs/run.h"
-#include "jobs/review.h"
-#include "core/owner.h"
-#include "core/topology.h"
-#include "core/hosts.h"
 #include "cli/cli.h"
+#include "core/owner.h"
+#include "guests/instance.h"
+#include "util/util.h"
 
-#define LAB_VERSION "0.1"
+#define LAB_VERSION "0.2"
 
-struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *help;
-};
-
-static int cmd_help(int argc, char **argv);
-
-static const struct command commands[] = {
-	{ "build", cmd_build, "build the baseline and/or patched kernel" },
-	{ "check-series", cmd_check_series,
-	  "apply bugs/ + fixes/ to a pristine tree and compile what they touch" },
-	{ "image", cmd_image, "build the Debian guest base image (mmdebstrap)" },
-	{ "check-topology", cmd_check_topology,
-	  "load and validate topologies, print a summary; creates nothing" },
-	{ "up", cmd_up, "bring a topology's guests up and wait until ready" },
-	{ "down", cmd_down, "destroy the guests and network, remove overlays" },
-	{ "restart", cmd_restart, "bring one guest back to its ready state (saved state)" },
-	{ "status", cmd_status, "show guests, state, kernel, uptime, addresses" },
-	{ "console", cmd_console, "follow a guest's serial console log" },
-	{ "exec", cmd_exec, "run a command in a guest via the guest agent" },
-	{ "run", cmd_run, "run tests or suites in the guests; verdicts + results" },
-	{ "interop", cmd_interop, "the NFS interop matrix: servers x versions x groups" },
-	{ "stress", cmd_stress, "loop tests for hours: failure rates, crash titles, dumps" },
-	{ "review", cmd_review,
-	  "the main job: both kernels, the suite on each, one row per seed" },
-	{ "isolate", cmd_isolate, "one seed's bug alone: does its signature still show?" },
-	{ "report", cmd_report, "re-render a review's report (text, JSON, HTML)" },
-	{ "compare", cmd_compare, "compare two runs test by test" },
-	{ "hosts", cmd_hosts, "list the libvirt hosts (hosts.ini); sync the cached files to one" },
-	{ "cache", cmd_cache, "list or prune kernels, images, saved states, tests disks" },
-	{ "help", cmd_help, "show this help" },
+static const struct lab_cmd *const commands[] = {
+	&lab_cmd_build, &lab_cmd_check_series, &lab_cmd_image,
+	&lab_cmd_check_topology, &lab_cmd_up, &lab_cmd_down, &lab_cmd_restart,
+	&lab_cmd_status, &lab_cmd_console, &lab_cmd_exec, &lab_cmd_run,
+	&lab_cmd_interop, &lab_cmd_stress, &lab_cmd_review, &lab_cmd_isolate,
+	&lab_cmd_report, &lab_cmd_compare, &lab_cmd_hosts, &lab_cmd_cache,
 };
 
 static void usage(FILE *out)
@@ -62,17 +26,10 @@ static void usage(FILE *out)
 
 	fprintf(out, "usage: lab COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; i < G_N_ELEMENTS(commands); i++)
-		fprintf(out, "  %-15s %s\n", commands[i].name, commands[i].help);
+		fprintf(out, "  %-15s %s\n", commands[i]->spec->name, commands[i]->summary);
+	fprintf(out, "  %-15s %s\n", "help", "show this help");
 	fprintf(out, "\nLAB_HOME=%s (cache, kernels, images, runs)\n", lab_home());
 	fprintf(out, "`lab COMMAND --help` shows a command's options.\n");
-}
-
-static int cmd_help(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	usage(stdout);
-	return 0;
 }
 
 /* LAB_INSTANCE reaches libvirt names and paths, LAB_HOME holds what QEMU
@@ -90,29 +47,89 @@ static int check_environment(void)
 	return 2;
 }
 
+/* The instance as the command needs it; 0, or 1 with a message. */
+static int open_instance(enum lab_needs needs, struct lab_inst *in)
+{
+	int rc = needs == LAB_NEEDS_UP ? lab_inst_open_unlocked(in)
+				       : lab_inst_open(in, false);
+
+	if (rc == 0 && needs != LAB_NEEDS_OWN && !lab_inst_is_up(in)) {
+		lab_err("instance '%s' is not up: run `lab up`", lab_instance());
+		return 1;
+	}
+	if (needs == LAB_NEEDS_UP && rc != 0) {
+		lab_err("instance '%s' is not up: run `lab up`", lab_instance());
+		return 1;
+	}
+	return rc == 0 && lab_inst_attach(in) == 0 ? 0 : 1;
+}
+
+static int run(const struct lab_cmd *c, int argc, char **argv)
+{
+	struct lab_inst in = { .lock_fd = -1 };
+	char **args = NULL;
+	int rc = lab_opts_parse(c->spec, argc, argv, &args);
+
+	if (rc != 0)
+		return rc == 1 ? 0 : 2;
+	if (check_environment() != 0) {
+		g_free(args);
+		return 2;
+	}
+	if (c->needs != LAB_NEEDS_NOTHING)
+		rc = open_instance(c->needs, &in);
+	if (rc == 0)
+		rc = c->run(c->needs != LAB_NEEDS_NOTHING ? &in : NULL, args);
+	lab_inst_close(&in);
+	g_free(args);
+	return rc;
+}
+
+/* The known command closest to NAME (a typo), or NULL. */
+static const char *closest(const char *name)
+{
+	const char *best = NULL;
+	size_t i, best_d = 3;
+
+	for (i = 0; i < G_N_ELEMENTS(commands); i++) {
+		size_t d = lab_edit_distance(name, commands[i]->spec->name);
+
+		if (d < best_d) {
+			best_d = d;
+			best = commands[i]->spec->name;
+		}
+	}
+	return best;
+}
+
 /* Exit codes: 0 ok, 1 the command failed, 2 bad usage. */
 int lab_dispatch(int argc, char **argv)
 {
+	const char *near;
 	size_t i;
 
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return cmd_help(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("lab %s\n", LAB_VERSION);
 		return 0;
 	}
 	for (i = 0; i < G_N_ELEMENTS(commands); i++)
-		if (strcmp(argv[1], commands[i].name) == 0) {
-			if (commands[i].fn != cmd_help && check_environment() != 0)
-				return 2;
-			return commands[i].fn(argc - 1, argv + 1);
-		}
-	lab_err("unknown command '%s'", argv[1]);
-	usage(stderr);
+		if (strcmp(argv[1], commands[i]->spec->name) == 0)
+			return run(commands[i], argc - 1, argv + 1);
+	near = closest(argv[1]);
+	if (near)
+		lab_err("unknown command '%s': did you mean '%s'? (`lab help` lists them)",
+			argv[1], near);
+	else
+		lab_err("unknown command '%s' (`lab help` lists them)", argv[1]);
 	return 2;
 }
 

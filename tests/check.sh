@@ -91,7 +91,8 @@ unit_tests() {
 		done <<<"$out"
 	done
 	step "cppcheck" 300 make -s cppcheck
-	step "shellcheck of the project's scripts" 120 shellcheck tests/check.sh bench/bench.sh scripts/deps.sh scripts/review.sh scripts/start-libvirtd.sh .ci/run tests/run-unit.sh tests/valgrind.sh
+	step "layers of src/: lower layers only, pure core, no import circle" 60 bash scripts/check-layers.sh
+	step "shellcheck of the project's scripts" 120 shellcheck tests/check.sh bench/bench.sh scripts/deps.sh scripts/review.sh scripts/start-libvirtd.sh scripts/check-layers.sh .ci/run tests/run-unit.sh tests/valgrind.sh
 	step "make -C tests/guest lint (guest scripts: sh -n, shellcheck)" 120 make -s -C tests/guest lint
 	step "make -C tests/guest check (host-safe tests, t100 groups on a local directory)" 600 make -s -C tests/guest check
 	report_in_browser
@@ -341,7 +342,7 @@ interop_ci() {
 remote_smoke() {
 	local uri=$1 hf=$2 store=$3 inst=${LAB_INSTANCE}-h1 xml out run
 	LAB_INSTANCE=$inst timeout 900 ./lab up -t smoke --kernel patched --host lo \
-		--hosts "$hf" >"$logs/up-remote.log" 2>&1 && grep -q "smoke .*booted in" "$logs/up-remote.log" &&
+		--hosts-file "$hf" >"$logs/up-remote.log" 2>&1 && grep -q "smoke .*booted in" "$logs/up-remote.log" &&
 		grep -q "saved the ready state of 1 guest .* on host lo" "$logs/up-remote.log"
 	record "lab up --host lo: smoke boots over qemu+ssh and is saved in the host's store" $? \
 		"$(tail -8 "$logs/up-remote.log")"
@@ -369,7 +370,7 @@ remote_smoke() {
 		compgen -G "$store/saved-*.ok" >/dev/null
 	record "lab down removes the remote guest and its volumes, keeps the shared ones and the saved state" $? \
 		"$(tail -3 "$logs/down-remote.log"); $(find "$store" -maxdepth 1 -printf '%f ')"
-	LAB_INSTANCE=$inst timeout 300 ./lab up -t smoke --kernel patched --host lo --hosts "$hf" \
+	LAB_INSTANCE=$inst timeout 300 ./lab up -t smoke --kernel patched --host lo --hosts-file "$hf" \
 		>"$logs/up-remote2.log" 2>&1 && grep -q "smoke .*restored in" "$logs/up-remote2.log" &&
 		! grep -q "booted in" "$logs/up-remote2.log"
 	record "lab up --host lo again restores from the host's store" $? "$(grep -E "phase|restored" "$logs/up-remote2.log" | tail -6)"
@@ -421,24 +422,24 @@ hosts_ci() {
 	port=${port%%/*}
 	printf '[host lo]\nuri = %s\nstore = %s/store\n\n[host here]\nuri = qemu:///system\nstore = %s/here\n\n[host gone]\nuri = %s\nstore = %s/gone\n' \
 		"$uri" "$dir" "$dir" "${uri/:$port\//:1/}" "$dir" >"$hf"
-	timeout 120 ./lab hosts --hosts "$hf" >"$logs/hosts.log" 2>&1
+	timeout 120 ./lab hosts --hosts-file "$hf" >"$logs/hosts.log" 2>&1
 	grep -q "^lo .*qemu+ssh://.* libvirt [0-9]" "$logs/hosts.log"
 	record "lab hosts reaches the host over qemu+ssh" $? "$(cat "$logs/hosts.log")"
-	timeout 900 ./lab hosts --hosts "$hf" sync lo >"$logs/sync1.log" 2>&1 &&
+	timeout 900 ./lab hosts --hosts-file "$hf" sync lo >"$logs/sync1.log" 2>&1 &&
 		grep -q "3 files uploaded" "$logs/sync1.log"
 	record "lab hosts sync: both kernels and the image uploaded through the storage API" $? \
 		"$(tail -5 "$logs/sync1.log")"
 	img=$(./lab cache 2>/dev/null | sed -n 's/^image *\([0-9a-f]*\) .*/\1/p' | head -1)
 	cmp -s "$LAB_HOME_DIR/images/$img/base.qcow2" "$dir/store/image-$img-base.qcow2"
 	record "the uploaded image is byte for byte the cached one" $? "image key: $img"
-	timeout 120 ./lab hosts --hosts "$hf" sync lo >"$logs/sync2.log" 2>&1 &&
+	timeout 120 ./lab hosts --hosts-file "$hf" sync lo >"$logs/sync2.log" 2>&1 &&
 		grep -q "0 files uploaded.*3 already there" "$logs/sync2.log"
 	record "a second sync uploads nothing" $? "$(tail -4 "$logs/sync2.log")"
 	remote_smoke "$uri" "$hf" "$dir/store"
 	spread_stress "$hf"
 	spread_review "$hf"
-	timeout 120 ./lab hosts --hosts "$hf" clean lo >"$logs/hosts-clean.log" 2>&1 && [ ! -e "$dir/store" ] &&
-		timeout 120 ./lab hosts --hosts "$hf" clean here >>"$logs/hosts-clean.log" 2>&1 && [ ! -e "$dir/here" ]
+	timeout 120 ./lab hosts --hosts-file "$hf" clean lo >"$logs/hosts-clean.log" 2>&1 && [ ! -e "$dir/store" ] &&
+		timeout 120 ./lab hosts --hosts-file "$hf" clean here >>"$logs/hosts-clean.log" 2>&1 && [ ! -e "$dir/here" ]
 	record "lab hosts clean removes the stores (volumes, directory, pool)" $? "$(cat "$logs/hosts-clean.log")"
 	tests/loopback-ssh.sh stop "$dir/ssh"
 	rm -rf "$dir"
@@ -476,8 +477,16 @@ wait_gone() {
 	wait "$1"
 }
 
+# Every saved state in this machine's store has its manifest: a save that
+# never finished left nothing behind (its volumes were the instance's own).
 no_partial_saved() {
-	! ls -d "$LAB_HOME_DIR"/saved/*.tmp-* >/dev/null 2>&1
+	local f k
+	for f in "$LAB_HOME_DIR"/store/saved-*; do
+		[ -e "$f" ] || continue
+		k=${f##*/saved-}
+		k=${k:0:16}
+		[ -e "$LAB_HOME_DIR/store/saved-$k.ok" ] || return 1
+	done
 }
 
 # Bad input, Ctrl-C, SIGKILL, a closed pipe, a dead libvirtd: nothing may

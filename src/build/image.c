@@ -241,15 +241,11 @@ out:
 	return rc;
 }
 
-int cmd_image(int argc, char **argv)
+int lab_image_build(void)
 {
 	char *key, *dest;
 	int rc;
 
-	if (argc > 1) {
-		printf("usage: lab image\n  Build (or find in cache) the Debian guest base image.\n");
-		return strcmp(argv[1], "--help") == 0 ? 0 : 2;
-	}
 	key = image_key();
 	if (!key)
 		return 1;
@@ -263,7 +259,6 @@ int cmd_image(int argc, char **argv)
 	} else {
 		rc = build_image(key, dest) == 0 ? 0 : 1;
 	}
-	lab_phase_summary();
 	g_free(key);
 	g_free(dest);
 	return rc;
@@ -343,18 +338,26 @@ int lab_seed_write(const char *iso, const char *user_data,
 	return rc == 0 ? 0 : -1;
 }
 
-int lab_qcow2_create(const char *path, const char *backing, int size_mib)
+char *lab_seed_iso(const char *user_data, const char *meta_data)
 {
-	char *size = g_strdup_printf("%dM", size_mib);
-	char *with_backing[] = { "qemu-img", "create", "-q", "-f", "qcow2",
-				 "-F", "qcow2", "-b", (char *)backing,
-				 (char *)path, NULL };
-	char *blank[] = { "qemu-img", "create", "-q", "-f", "qcow2",
-			  (char *)path, size, NULL };
-	int rc = lab_run(backing ? with_backing : blank, NULL, NULL, 60);
+	lab_hash *h = lab_hash_new();
+	char *key, *dir = lab_path("seeds"), *iso, *tmp;
 
-	if (rc != 0)
-		lab_err("qemu-img create %s failed", path);
-	g_free(size);
-	return rc == 0 ? 0 : -1;
+	lab_hash_str(h, "lab-seed-1");
+	lab_hash_str(h, user_data);
+	lab_hash_str(h, meta_data);
+	key = lab_hash_finish(h, 16);
+	iso = g_strdup_printf("%s/%s.iso", dir, key);
+	tmp = g_strdup_printf("%s.tmp-%d", iso, (int)getpid());
+	if (!lab_exists(iso) &&
+	    (lab_mkdir_p(dir) != 0 || lab_seed_write(tmp, user_data, meta_data) != 0 ||
+	     rename(tmp, iso) != 0)) {
+		lab_err("cannot make the seed %s", iso);
+		unlink(tmp);
+		g_clear_pointer(&iso, g_free);
+	}
+	g_free(tmp);
+	g_free(key);
+	g_free(dir);
+	return iso;
 }

@@ -1,4 +1,4 @@
-/* image.h - the guest base image and per-guest seeds and overlays. */
+/* image.h - the guest base image and the guests' NoCloud seeds. */
 #ifndef LAB_IMAGE_H
 #define LAB_IMAGE_H
 
@@ -19,9 +19,12 @@ char *lab_seed_meta_data(const struct lab_guest *g);
 /* Pack a NoCloud seed ISO with cloud-localds. 0 on success. */
 int lab_seed_write(const char *iso, const char *user_data,
 		   const char *meta_data);
-/* qcow2 overlay on top of base; `backing` NULL makes a blank disk. */
-int lab_qcow2_create(const char *path, const char *backing, int size_mib);
+/* The seed of USER_DATA + META_DATA, made once and kept by content under
+ * $LAB_HOME/seeds/KEY.iso (the same guest gets the same seed, so the saved
+ * state's key stays). The path, or NULL with a message. */
+char *lab_seed_iso(const char *user_data, const char *meta_data);
 
-int cmd_image(int argc, char **argv);
+/* `lab image`: build the base image, or find it in the cache. 0 or 1. */
+int lab_image_build(void);
 
 #endif

@@ -5,7 +5,7 @@
  * the host (virtiofsd) and no 9p in the guest kernel, no host networking,
  * and a guest cannot write back into the host's tree. */
 #include "build/tests_disk.h"
-#include "build/kernel.h"
+#include "build/kmod.h"
 #include "util/util.h"
 
 #include <stdio.h>

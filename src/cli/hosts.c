@@ -1,10 +1,11 @@
 /* hosts.c - `lab hosts`: what each host of hosts.ini offers, and its lab
  * store filled with the cached files or removed. */
-#include "core/hosts.h"
 #include "cli/cli.h"
-#include "store/store.h"
+#include "core/hosts.h"
+#include "guests/instance.h"
+#include "store/admin.h"
 #include "util/util.h"
-#include "virt/virt.h"
+#include "virt/conn.h"
 
 #include <libvirt/libvirt.h>
 #include <stdio.h>
@@ -12,7 +13,8 @@
 
 /* ---- lab hosts ---- */
 
-static void show_host(const struct lab_host *x)
+/* 0, or 1 when the host cannot be reached. */
+static int show_host(const struct lab_host *x)
 {
 	virConnectPtr c = lab_virt_open(x->uri);
 	unsigned long long free_b;
@@ -23,7 +25,7 @@ static void show_host(const struct lab_host *x)
 	if (!c) {
 		printf("%-12s %-40s unreachable: %s\n", x->name, x->uri,
 		       lab_virt_error());
-		return;
+		return 1;
 	}
 	virConnectGetLibVersion(c, &ver);
 	free_b = virNodeGetFreeMemory(c);
@@ -37,6 +39,17 @@ static void show_host(const struct lab_host *x)
 	       si.exists ? "present" : "not created yet", si.volumes,
 	       si.bytes / 1048576.0);
 	virConnectClose(c);
+	return 0;
+}
+
+/* An instance that is up names the store in its state. */
+static bool in_use(const struct lab_host *x)
+{
+	char *text = g_strdup_printf("store=%s\n", x->store);
+	bool used = lab_inst_any_uses(text);
+
+	g_free(text);
+	return used;
 }
 
 static int hosts_sync(struct lab_hosts *h, const char *name,
@@ -50,6 +63,11 @@ static int hosts_sync(struct lab_hosts *h, const char *name,
 		lab_err("no host '%s' in %s", name, h->path);
 		return 2;
 	}
+	if (remove && in_use(x)) {
+		lab_err("host %s: an instance under %s runs on the store %s: `lab down` it "
+			"first", x->name, lab_home(), x->store);
+		return 1;
+	}
 	c = lab_virt_open(x->uri);
 	if (!c) {
 		lab_err("cannot reach host %s (%s): %s", x->name, x->uri,
@@ -59,61 +77,59 @@ static int hosts_sync(struct lab_hosts *h, const char *name,
 	if (remove)
 		rc = lab_store_remove(c, x->name, x->store) ? 1 : 0;
 	else
-		rc = lab_store_sync(c, x->name, x->store, kernels) ? 1 : 0;
+		rc = lab_store_sync(c, x->name, x->uri, x->store, kernels) ? 1 : 0;
 	virConnectClose(c);
 	return rc;
 }
 
-static void hosts_usage(void)
-{
-	fprintf(stderr,
-		"usage: lab hosts [--hosts FILE]\n"
-		"       lab hosts [--hosts FILE] sync NAME [--kernel baseline|patched|all]\n"
-		"       lab hosts [--hosts FILE] clean NAME\n"
-		"  Lists the hosts of hosts.ini ($LAB_HOME/hosts.ini, else the local\n"
-		"  qemu:///system), what each offers, and its lab store (a libvirt\n"
-		"  storage pool). `sync` uploads the cached kernels and image to that\n"
-		"  store through the storage API, named by content: a second sync\n"
-		"  uploads nothing. `clean` deletes that host's lab store.\n");
-}
+static const char *const kernels[] = { "all", "baseline", "patched", NULL };
+static const char *hosts_file, *kernel;
 
-int cmd_hosts(int argc, char **argv)
+static const struct lab_opt hosts_opts[] = {
+	{ "--hosts-file", NULL, LAB_OPT_STR, "FILE", "hosts.ini to read (default: $LAB_HOME/hosts.ini)",
+	  &hosts_file, 0, 0, NULL, NULL },
+	{ "--kernel", NULL, LAB_OPT_STR, "KERNEL", "sync: which kernels", &kernel, 0, 0,
+	  kernels, "all" },
+	{ 0 },
+};
+
+static int run_hosts(struct lab_inst *in, char **args)
 {
-	const char *file = NULL, *sync = NULL, *kernel = "all";
-	bool remove = false;
 	const char *both[] = { "baseline", "patched", NULL };
-	const char *one[] = { NULL, NULL };
+	const char *one[] = { kernel, NULL };
 	struct lab_hosts *h;
-	int rc = 0, i;
+	int rc = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--hosts") == 0 && i + 1 < argc)
-			file = argv[++i];
-		else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc)
-			kernel = argv[++i];
-		else if ((strcmp(argv[i], "sync") == 0 || strcmp(argv[i], "clean") == 0) &&
-			 i + 1 < argc && !sync) {
-			remove = argv[i][0] == 'c';
-			sync = argv[++i];
-		}
-		else {
-			hosts_usage();
-			return 2;
-		}
-	}
-	if (strcmp(kernel, "all") && strcmp(kernel, "baseline") && strcmp(kernel, "patched")) {
-		lab_err("--kernel %s: baseline, patched or all", kernel);
+	(void)in;
+	if (args[0] && (!args[1] || args[2] ||
+			(strcmp(args[0], "sync") && strcmp(args[0], "clean")))) {
+		lab_opts_usage(lab_cmd_hosts.spec, stderr);
 		return 2;
 	}
-	h = lab_hosts_open(file);
-	if (!h)
+	if (!(h = lab_hosts_open(hosts_file)))
 		return 2;
-	if (sync) {
-		one[0] = kernel;
-		rc = hosts_sync(h, sync, strcmp(kernel, "all") ? one : both, remove);
-	} else
+	if (args[0])
+		rc = hosts_sync(h, args[1], strcmp(kernel, "all") ? one : both,
+				!strcmp(args[0], "clean"));
+	else
 		for (guint j = 0; j < h->hosts->len; j++)
-			show_host(g_ptr_array_index(h->hosts, j));
+			rc |= show_host(g_ptr_array_index(h->hosts, j));
 	lab_hosts_free(h);
 	return rc;
 }
+
+static const struct lab_cmd_spec hosts_spec = {
+	"hosts", "[sync NAME | clean NAME]",
+	"  Lists the hosts of hosts.ini (and `local`, this machine), what each\n"
+	"  offers and its lab store (a libvirt storage pool); exit 1 when one\n"
+	"  cannot be reached. `sync` puts the cached kernels and image into\n"
+	"  that store through the storage API, named by content: a second sync\n"
+	"  moves nothing. `clean` deletes that host's lab store (lab's volumes\n"
+	"  only; not while an instance runs on it).\n",
+	hosts_opts, 0, 2, false,
+};
+
+const struct lab_cmd lab_cmd_hosts = {
+	&hosts_spec, "list the libvirt hosts (hosts.ini); sync the cached files to one",
+	LAB_NEEDS_NOTHING, run_hosts,
+};

@@ -1,40 +1,13 @@
 /* hosts.c - hosts.ini: the libvirt hosts an instance may run on, read
- * strictly (every error names file:line, group and key). */
+ * with the strict INI reader (core/ini.h: every error names file:line,
+ * group and key). */
 #include "core/hosts.h"
+#include "core/ini.h"
 #include "util/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-struct parser {
-	const char *path;
-	struct lab_hosts *h;
-	struct lab_host *cur;
-	GHashTable *seen; /* keys of the current group */
-	char *err;
-};
-
-static void fail(struct parser *p, int line, const char *key,
-		 const char *fmt, ...) G_GNUC_PRINTF(4, 5);
-static void fail(struct parser *p, int line, const char *key,
-		 const char *fmt, ...)
-{
-	GString *e;
-	va_list ap;
-
-	if (p->err)
-		return; /* the first error is the one to fix */
-	e = g_string_new(NULL);
-	g_string_printf(e, "%s:%d: ", p->path, line);
-	if (p->cur)
-		g_string_append_printf(e, "[host %s] ", p->cur->name);
-	if (key)
-		g_string_append_printf(e, "%s: ", key);
-	va_start(ap, fmt);
-	g_string_append_vprintf(e, fmt, ap);
-	va_end(ap);
-	p->err = g_string_free(e, FALSE);
-}
 
 static void host_free(gpointer data)
 {
@@ -66,178 +39,113 @@ struct lab_host *lab_hosts_find(struct lab_hosts *h, const char *name)
 	return NULL;
 }
 
-static bool name_ok(const char *s)
+static const char *const host_keys[] = { "uri", "store", "guests", "memory", NULL };
+static const struct lab_ini_kind kinds[] = {
+	{ "host ", true, host_keys },
+	{ NULL, false, NULL },
+};
+
+/* A host's name reaches messages, directories and instance names. */
+static const char *name_error(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n == 0 || n > 32)
-		return false;
-	for (; *s; s++)
-		if (!g_ascii_isalnum(*s) && *s != '-' && *s != '_')
-			return false;
-	return true;
+	if (n == 0 || n > 32 || strspn(s, "abcdefghijklmnopqrstuvwxyz"
+				       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != n)
+		return "must have 1 to 32 of A-Z, a-z, 0-9, '_' and '-'";
+	return NULL;
 }
 
-static bool printable(const char *s)
+static void check_uri(struct lab_ini *l, const char *g, const char *v)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return false;
-	return true;
-}
-
-static void open_group(struct parser *p, int line, char *text)
-{
-	char *name;
-
-	if (!g_str_has_prefix(text, "[host ") || !g_str_has_suffix(text, "]")) {
-		p->cur = NULL;
-		fail(p, line, NULL, "unknown group %s (only [host NAME])", text);
-		return;
-	}
-	name = g_strstrip(g_strndup(text + 6, strlen(text) - 7));
-	if (!name_ok(name))
-		fail(p, line, NULL, "host name '%s': 1-32 of [A-Za-z0-9_-]", name);
-	else if (lab_hosts_find(p->h, name))
-		fail(p, line, NULL, "host '%s' is defined twice", name);
-	if (p->err) {
-		g_free(name);
-		return;
-	}
-	p->cur = g_new0(struct lab_host, 1);
-	p->cur->name = name;
-	p->cur->line = line;
-	p->cur->guests = 4;
-	p->cur->memory_mib = 8192;
-	g_ptr_array_add(p->h->hosts, p->cur);
-	g_hash_table_remove_all(p->seen);
-}
-
-static void set_uri(struct parser *p, int line, const char *v)
-{
-	if (!strstr(v, ":/") || strchr(v, ' '))
-		fail(p, line, "uri", "'%s' is not a libvirt URI "
-		     "(qemu:///system, qemu+ssh://user@host/system)", v);
+	if (!strstr(v, ":/") || strchr(v, ' ') || lab_ini_has_control(v))
+		lab_ini_bad_value(l, g, "uri", v, "is not a libvirt URI "
+				  "(qemu:///system, qemu+ssh://user@host/system)");
 	else if (!g_str_has_prefix(v, "qemu"))
-		fail(p, line, "uri", "'%s': only QEMU hosts (qemu:// or qemu+TRANSPORT://)", v);
+		lab_ini_bad_value(l, g, "uri", v, "is not a QEMU host (qemu:// or qemu+TRANSPORT://)");
 	else if (strstr(v, "/session"))
-		fail(p, line, "uri", "'%s': a session URI cannot own a network; use /system", v);
-	else
-		p->cur->uri = g_strdup(v);
+		lab_ini_bad_value(l, g, "uri", v, "is a session URI, which cannot own a "
+				  "network; use /system");
 }
 
-static void set_store(struct parser *p, int line, const char *v)
+const char *lab_store_dir_invalid(const char *v)
 {
-	if (v[0] != '/' || strstr(v, "/..") || strlen(v) > 200 ||
-	    strpbrk(v, " '\"<>&"))
-		fail(p, line, "store", "'%s': an absolute directory on that host "
-		     "(no '..', spaces or XML characters, at most 200 bytes)", v);
-	else
-		p->cur->store = g_strdup(v);
+	if (v[0] != '/' || strlen(v) > 200 || strpbrk(v, " '\"<>&\\"))
+		return "an absolute directory on that host (no spaces, quotes or "
+		       "XML characters, at most 200 bytes)";
+	/* one spelling per directory: the pool is named by the path */
+	if (!strcmp(v, "/") || g_str_has_suffix(v, "/") || strstr(v, "//") ||
+	    strstr(v, "/./") || strstr(v, "/../") || g_str_has_suffix(v, "/.") ||
+	    g_str_has_suffix(v, "/.."))
+		return "a directory in one spelling: not /, no trailing '/', no "
+		       "'//', '.' or '..'";
+	return NULL;
 }
 
-static void set_key(struct parser *p, int line, const char *k, const char *v)
+static struct lab_host *parse_host(struct lab_ini *l, const char *g)
 {
-	if (!p->cur) {
-		fail(p, line, k, "key outside a [host NAME] group");
-		return;
-	}
-	if (g_hash_table_contains(p->seen, k)) {
-		fail(p, line, k, "given twice");
-		return;
-	}
-	g_hash_table_add(p->seen, g_strdup(k));
-	if (strcmp(k, "uri") == 0)
-		set_uri(p, line, v);
-	else if (strcmp(k, "store") == 0)
-		set_store(p, line, v);
-	else if (strcmp(k, "guests") == 0) {
-		if (lab_parse_count(v, 1, 64, &p->cur->guests))
-			fail(p, line, k, "'%s': a whole number of guests, 1..64", v);
-	} else if (strcmp(k, "memory") == 0) {
-		if (lab_parse_count(v, 256, 1 << 20, &p->cur->memory_mib))
-			fail(p, line, k, "'%s': MiB as a whole number, 256..1048576", v);
-	} else
-		fail(p, line, k, "unknown key (known: uri, store, guests, memory)");
-}
+	struct lab_host *x = g_new0(struct lab_host, 1);
+	const char *why;
 
-static void parse_line(struct parser *p, int line, char *s)
-{
-	char *eq;
-
-	g_strstrip(s);
-	if (!*s || *s == '#' || *s == ';')
-		return;
-	if (!printable(s)) {
-		fail(p, line, NULL, "control character in the line");
-		return;
+	x->name = g_strdup(g + strlen("host "));
+	if ((x->uri = lab_ini_str(l, g, "uri", NULL)))
+		check_uri(l, g, x->uri);
+	x->store = lab_ini_str(l, g, "store", "");
+	if (x->store && !*x->store) {
+		g_free(x->store);
+		x->store = strcmp(x->name, "local") ? g_strdup(LAB_STORE_DEFAULT)
+						    : lab_path("store");
+	} else if (x->store && (why = lab_store_dir_invalid(x->store))) {
+		lab_ini_bad_value(l, g, "store", x->store, why);
 	}
-	if (*s == '[') {
-		open_group(p, line, s);
-		return;
-	}
-	eq = strchr(s, '=');
-	if (!eq) {
-		fail(p, line, NULL, "expected KEY = VALUE or [host NAME]");
-		return;
-	}
-	*eq = '\0';
-	set_key(p, line, g_strstrip(s), g_strstrip(eq + 1));
-}
-
-static void check_complete(struct parser *p)
-{
-	for (guint i = 0; i < p->h->hosts->len && !p->err; i++) {
-		struct lab_host *x = g_ptr_array_index(p->h->hosts, i);
-
-		p->cur = x;
-		if (!x->uri)
-			fail(p, x->line, "uri", "missing: every host needs its libvirt URI");
-		if (!x->store)
-			x->store = g_strdup(LAB_STORE_DEFAULT);
-	}
-	if (!p->err && p->h->hosts->len == 0) {
-		p->cur = NULL;
-		fail(p, 1, NULL, "no [host NAME] group");
-	}
+	x->guests = lab_ini_int(l, g, "guests", 4, 1, 64, "guests");
+	x->memory_mib = lab_ini_int(l, g, "memory", 8192, 256, 1 << 20, "MiB");
+	return x;
 }
 
 struct lab_hosts *lab_hosts_parse(const char *path, const char *text,
 				  char **err)
 {
-	struct parser p = { .path = path };
-	char **lines;
+	struct lab_ini l = { .path = path, .kinds = kinds, .what = "a hosts file",
+			     .expected = "[host NAME]", .name_error = name_error };
+	struct lab_hosts *h = g_new0(struct lab_hosts, 1);
+	gchar **groups = NULL;
 
-	p.h = g_new0(struct lab_hosts, 1);
-	p.h->path = g_strdup(path);
-	p.h->hosts = g_ptr_array_new_with_free_func(host_free);
-	p.seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	if (!g_utf8_validate(text, -1, NULL)) {
-		fail(&p, 1, NULL, "not UTF-8 text");
-		lines = g_new0(char *, 1);
-	} else
-		lines = g_strsplit(text, "\n", -1);
-	for (int i = 0; lines[i] && !p.err; i++)
-		parse_line(&p, i + 1, lines[i]);
-	g_strfreev(lines);
-	if (!p.err)
-		check_complete(&p);
-	g_hash_table_destroy(p.seen);
-	if (p.err) {
-		*err = p.err;
-		lab_hosts_free(p.h);
+	h->path = g_strdup(path);
+	h->hosts = g_ptr_array_new_with_free_func(host_free);
+	if (lab_ini_load_data(&l, text, strlen(text)) == 0)
+		groups = g_key_file_get_groups(l.kf, NULL);
+	for (int i = 0; groups && groups[i] && !l.err; i++)
+		g_ptr_array_add(h->hosts, parse_host(&l, groups[i]));
+	if (groups && !groups[0])
+		lab_ini_fail_at(&l, 1, NULL, NULL, "no [host NAME] group");
+	g_strfreev(groups);
+	lab_ini_clear(&l);
+	if (l.err) {
+		*err = l.err;
+		lab_hosts_free(h);
 		return NULL;
 	}
-	return p.h;
+	return h;
+}
+
+const char *lab_local_uri(void)
+{
+	const char *env = getenv("LAB_LIBVIRT_URI");
+
+	return env && *env ? env : "qemu:///system";
 }
 
 static struct lab_hosts *local_only(void)
 {
-	char *err = NULL;
-	struct lab_hosts *h = lab_hosts_parse("(built in)",
-		"[host local]\nuri = qemu:///system\n", &err);
+	char *err = NULL, *text = g_strdup_printf("[host local]\nuri = %s\n",
+						  lab_local_uri());
+	struct lab_hosts *h = lab_hosts_parse("(built in)", text, &err);
 
+	if (!h)
+		lab_err("LAB_LIBVIRT_URI: %s", err);
 	g_free(err);
+	g_free(text);
 	return h;
 }
 
@@ -260,7 +168,8 @@ struct lab_hosts *lab_hosts_open(const char *path)
 	if (h && !lab_hosts_find(h, "local")) { /* this machine is always a host */
 		struct lab_hosts *l = local_only();
 
-		g_ptr_array_add(h->hosts, g_ptr_array_steal_index(l->hosts, 0));
+		if (l)
+			g_ptr_array_add(h->hosts, g_ptr_array_steal_index(l->hosts, 0));
 		lab_hosts_free(l);
 	}
 	g_free(text);

@@ -11,7 +11,6 @@ struct lab_host {
 	char *store;  /* directory of the lab's storage pool on that host */
 	int guests;   /* capacity: guests at once */
 	int memory_mib; /* capacity: guest memory at once, MiB */
-	int line;
 };
 
 struct lab_hosts {
@@ -19,6 +18,8 @@ struct lab_hosts {
 	GPtrArray *hosts; /* struct lab_host * */
 };
 
+/* The store of a host whose [host] names none; the built-in host `local`
+ * (this machine) keeps its store under $LAB_HOME/store. */
 #define LAB_STORE_DEFAULT "/var/lib/lab-store"
 
 /* Parse and check FILE; NULL with *err = "FILE:LINE: [host NAME] KEY: why"
@@ -27,10 +28,15 @@ struct lab_hosts {
 struct lab_hosts *lab_hosts_parse(const char *path, const char *text,
 				  char **err);
 /* --hosts FILE, else $LAB_HOME/hosts.ini (a missing default file is
- * empty); a host "local" (qemu:///system, the default store) is added
- * when the file names none. NULL after printing the error. */
+ * empty); a host "local" (lab_local_uri(), store $LAB_HOME/store) is
+ * added when the file names none. NULL after printing the error. */
 struct lab_hosts *lab_hosts_open(const char *path);
 struct lab_host *lab_hosts_find(struct lab_hosts *h, const char *name);
+/* This machine's libvirt: $LAB_LIBVIRT_URI, else qemu:///system. */
+const char *lab_local_uri(void);
+/* NULL when DIR may be a store's directory, else why not (one spelling
+ * of an absolute path: the pool is named by it). */
+const char *lab_store_dir_invalid(const char *dir);
 void lab_hosts_free(struct lab_hosts *h);
 /* Every one of NAMES is a host of the file (--hosts of CMD), checked
  * before anything is created; -1 with a message per unknown name. */

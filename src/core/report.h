@@ -9,6 +9,9 @@
 
 #include "core/results.h"
 
+/* The review lab does unless told another (patches/NAME/). */
+#define LAB_REVIEW_DEFAULT "2.6.32.9"
+
 enum lab_conclusion {
 	LAB_FIX_VERIFIED,     /* baseline failed with the seed's signature, patched clean */
 	LAB_NOT_REPRODUCED,   /* baseline clean: the test or the port is wrong */
@@ -74,5 +77,12 @@ char *lab_report_html(GPtrArray *rows, const struct lab_review_info *info,
 int lab_report_write(const char *dir, const struct lab_review_info *info,
 		     const char *base_run_dir, const char *patched_run_dir,
 		     const char *isolated_run_dir);
+/* `lab report`: render OUT_DIR's report again from its review.ini and
+ * runs (BASE_RUN/PATCHED_RUN NULL: OUT_DIR/baseline, OUT_DIR/patched). 0
+ * when every counted row is verified, else 1. */
+int lab_report_redo(const char *out_dir, const char *base_run,
+		    const char *patched_run);
+/* A review's name reaches a path (patches/NAME): digits and dots only. */
+bool lab_review_name_valid(const char *name);
 
 #endif

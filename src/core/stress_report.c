@@ -1,7 +1,7 @@
 /* stress_report.c - a stress run's summary: report.txt (also what
  * `lab stress --status` prints), report.json (the state itself) and a
  * self-contained report.html with an inline SVG timeline (no network). */
-#include "jobs/stress.h"
+#include "core/stress_report.h"
 #include "util/util.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* stress_state.c - the state of a stress run: per-test counts, crash
  * titles, the timeline; stress.json both ways; the Wilson interval and the
  * title normalizer. Pure, unit-tested (tests/unit/test_stress.c). */
-#include "jobs/stress.h"
+#include "core/stress_state.h"
 #include "core/results.h"
 #include "util/util.h"
 

@@ -83,10 +83,4 @@ struct lab_stress *lab_stress_from_json(const char *path, char **err);
 void lab_stress_merge(struct lab_stress *into, const struct lab_stress *from,
 		      const char *prefix);
 
-/* stress_report.c: the summary as text, and a self-contained HTML page
- * with an inline SVG timeline. */
-char *lab_stress_text(const struct lab_stress *s);
-char *lab_stress_html(const struct lab_stress *s);
-int lab_stress_write_reports(const struct lab_stress *s);
-
 #endif

@@ -1,6 +1,8 @@
 /* suite.c - the suite map, tests/suite.ini: the only home of test
- * metadata (strict grammar: every error names the file and key). */
+ * metadata, read with the strict INI reader (core/ini.h: every error
+ * names the file, line, group and key). */
 #include "core/suite.h"
+#include "core/ini.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -39,18 +41,6 @@ void lab_suite_free(struct lab_suite *s)
 	g_ptr_array_free(s->tests, TRUE);
 	g_hash_table_destroy(s->suites);
 	g_free(s);
-}
-
-static char **get_list(GKeyFile *kf, const char *grp, const char *key)
-{
-	gsize n = 0;
-	char **v = g_key_file_get_string_list(kf, grp, key, &n, NULL);
-
-	if (v && n == 0) {
-		g_strfreev(v);
-		return NULL;
-	}
-	return v;
 }
 
 static const char *const test_keys[] = {
@@ -101,139 +91,130 @@ static char *check_values(const struct lab_test *t)
 	return NULL;
 }
 
-static char *check_keys(GKeyFile *kf, const char *grp)
-{
-	gchar **keys = g_key_file_get_keys(kf, grp, NULL, NULL);
-	char *err = NULL;
-	int i;
+static const char *const suite_keys[] = { "tests", NULL };
+static const struct lab_ini_kind kinds[] = {
+	{ "test ", true, test_keys },
+	{ "suite ", true, suite_keys },
+	{ NULL, false, NULL },
+};
 
-	for (i = 0; keys && keys[i] && !err; i++)
-		if (!g_strv_contains(test_keys, keys[i]))
-			err = g_strdup_printf("unknown key '%s'", keys[i]);
-	g_strfreev(keys);
-	return err;
+/* An optional string: NULL when absent. */
+static char *opt_str(struct lab_ini *l, const char *g, const char *k)
+{
+	return g_key_file_has_key(l->kf, g, k, NULL) ? lab_ini_str(l, g, k, "") : NULL;
 }
 
-static int get_int_key(GKeyFile *kf, const char *grp, const char *key,
-		       int def, char **why)
+/* An optional list: NULL when absent or empty. */
+static char **opt_list(struct lab_ini *l, const char *g, const char *k)
 {
-	GError *e = NULL;
-	int v;
+	char **v = lab_ini_list(l, g, k);
 
-	if (!g_key_file_has_key(kf, grp, key, NULL))
-		return def;
-	v = g_key_file_get_integer(kf, grp, key, &e);
-	if (e) {
-		if (!*why)
-			*why = g_strdup_printf("%s= is not a whole number", key);
-		g_error_free(e);
+	if (v && !v[0]) {
+		g_strfreev(v);
+		return NULL;
 	}
 	return v;
 }
 
-static struct lab_test *load_test(GKeyFile *kf, const char *grp,
-				  const char *path, char **err)
+static struct lab_test *load_test(struct lab_ini *l, const char *grp)
 {
 	struct lab_test *t = g_new0(struct lab_test, 1);
-	char *why = check_keys(kf, grp);
+	char *why;
 
 	t->name = g_strdup(grp + strlen("test "));
-	t->seed = g_key_file_get_string(kf, grp, "seed", NULL);
-	t->roles = get_list(kf, grp, "roles");
-	t->order = get_int_key(kf, grp, "order", 0, &why);
-	t->timeout_s = get_int_key(kf, grp, "timeout", 0, &why);
-	t->consumes_boot = g_key_file_get_boolean(kf, grp, "consumes_boot", NULL);
-	t->needs_cmdline = g_key_file_get_string(kf, grp, "needs_cmdline", NULL);
-	t->nfs_versions = get_list(kf, grp, "nfs_versions");
-	t->amplifiers = get_list(kf, grp, "amplifier");
-	t->window = g_key_file_get_string(kf, grp, "window", NULL);
-	t->nfs_mount = g_key_file_get_boolean(kf, grp, "nfs_mount", NULL);
-	t->netem = g_key_file_get_string(kf, grp, "netem", NULL);
-	t->expected_report = g_key_file_get_string(kf, grp, "expected_report", NULL);
-	t->title = g_key_file_get_string(kf, grp, "title", NULL);
-	t->peers = get_list(kf, grp, "peers");
-	t->signature = get_list(kf, grp, "signature");
-	t->signature_program = g_key_file_get_string(kf, grp, "signature_program", NULL);
-	t->min_hits = get_int_key(kf, grp, "min_hits", 0, &why);
-	t->servers = get_list(kf, grp, "servers");
-	t->groups = get_list(kf, grp, "groups");
-	if (!why && (!t->roles || t->timeout_s <= 0))
-		why = g_strdup("needs roles= and a positive timeout=");
-	if (!why)
-		why = check_values(t);
-	if (why) {
-		*err = g_strdup_printf("%s: [%s] %s", path, grp, why);
+	t->seed = opt_str(l, grp, "seed");
+	t->roles = opt_list(l, grp, "roles");
+	t->order = lab_ini_int(l, grp, "order", 0, 0, 1000000, "the run order");
+	t->timeout_s = lab_ini_int(l, grp, "timeout", 0, 1, 86400, "seconds");
+	t->consumes_boot = lab_ini_bool(l, grp, "consumes_boot", false);
+	t->needs_cmdline = opt_str(l, grp, "needs_cmdline");
+	t->nfs_versions = opt_list(l, grp, "nfs_versions");
+	t->amplifiers = opt_list(l, grp, "amplifier");
+	t->window = opt_str(l, grp, "window");
+	t->nfs_mount = lab_ini_bool(l, grp, "nfs_mount", false);
+	t->netem = opt_str(l, grp, "netem");
+	t->expected_report = opt_str(l, grp, "expected_report");
+	t->title = opt_str(l, grp, "title");
+	t->peers = opt_list(l, grp, "peers");
+	t->signature = opt_list(l, grp, "signature");
+	t->signature_program = opt_str(l, grp, "signature_program");
+	t->min_hits = lab_ini_int(l, grp, "min_hits", 0, 0, 1000000, "window hits");
+	t->servers = opt_list(l, grp, "servers");
+	t->groups = opt_list(l, grp, "groups");
+	if (!l->err && (!t->roles || t->timeout_s <= 0))
+		lab_ini_fail(l, grp, NULL, "needs roles= and a positive timeout=");
+	if (!l->err && (why = check_values(t))) {
+		lab_ini_fail(l, grp, NULL, "%s", why);
 		g_free(why);
+	}
+	if (l->err) {
 		test_free(t);
 		return NULL;
 	}
 	return t;
 }
 
-static int check_suites(struct lab_suite *s, char **err)
+static void check_suites(struct lab_ini *l, struct lab_suite *s)
 {
 	GHashTableIter it;
 	gpointer k, v;
 
 	g_hash_table_iter_init(&it, s->suites);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
+	while (!l->err && g_hash_table_iter_next(&it, &k, &v)) {
 		char **names = v;
+		char *grp = g_strdup_printf("suite %s", (char *)k);
 
-		for (; names && *names; names++) {
-			if (!lab_suite_test(s, *names)) {
-				*err = g_strdup_printf("%s: [suite %s] names unknown test '%s'",
-						       s->path, (char *)k, *names);
-				return -1;
-			}
-		}
+		for (; names && *names && !l->err; names++)
+			if (!lab_suite_test(s, *names))
+				lab_ini_fail(l, grp, "tests", "names unknown test '%s'", *names);
+		g_free(grp);
 	}
-	return 0;
+}
+
+/* A test's name reaches paths in the guest and on the tests disk. */
+static const char *name_error(const char *name)
+{
+	return g_regex_match_simple("^[a-z0-9][a-z0-9.-]{0,63}$", name, 0, 0)
+	       ? NULL : "may hold only a-z, 0-9, '.' and '-' (64 at most)";
 }
 
 struct lab_suite *lab_suite_load(const char *path, char **err)
 {
-	GKeyFile *kf = g_key_file_new();
+	struct lab_ini l = { .path = path, .kinds = kinds, .what = "a suite map",
+			     .expected = "[test NAME] or [suite NAME]",
+			     .name_error = name_error };
 	struct lab_suite *s = g_new0(struct lab_suite, 1);
-	GError *e = NULL;
-	char **groups;
+	char **groups = NULL;
 	int i;
 
 	s->path = g_strdup(path);
 	s->tests = g_ptr_array_new_with_free_func(test_free);
 	s->suites = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					  (GDestroyNotify)g_strfreev);
-	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e)) {
-		*err = g_strdup_printf("%s: %s", path, e->message);
-		g_error_free(e);
-		goto fail;
-	}
-	groups = g_key_file_get_groups(kf, NULL);
-	for (i = 0; groups[i]; i++) {
+	if (lab_ini_load_file(&l, 1 << 20) == 0)
+		groups = g_key_file_get_groups(l.kf, NULL);
+	for (i = 0; groups && groups[i] && !l.err; i++) {
 		if (g_str_has_prefix(groups[i], "test ")) {
-			struct lab_test *t = load_test(kf, groups[i], path, err);
+			struct lab_test *t = load_test(&l, groups[i]);
 
-			if (!t)
-				break;
-			g_ptr_array_add(s->tests, t);
-		} else if (g_str_has_prefix(groups[i], "suite ")) {
+			if (t)
+				g_ptr_array_add(s->tests, t);
+		} else {
 			g_hash_table_insert(s->suites,
 					    g_strdup(groups[i] + strlen("suite ")),
-					    get_list(kf, groups[i], "tests"));
-		} else {
-			*err = g_strdup_printf("%s: unknown section [%s] (want [test NAME] or [suite NAME])",
-					       path, groups[i]);
-			break;
+					    opt_list(&l, groups[i], "tests"));
 		}
 	}
 	g_strfreev(groups);
-	if (*err || check_suites(s, err) != 0)
-		goto fail;
-	g_key_file_free(kf);
+	if (!l.err)
+		check_suites(&l, s);
+	lab_ini_clear(&l);
+	if (l.err) {
+		*err = l.err;
+		lab_suite_free(s);
+		return NULL;
+	}
 	return s;
-fail:
-	g_key_file_free(kf);
-	lab_suite_free(s);
-	return NULL;
 }
 
 const struct lab_test *lab_suite_test(const struct lab_suite *s,

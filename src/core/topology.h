@@ -49,8 +49,8 @@ void lab_topology_set_kernel(struct lab_topology *t, const char *kernel);
 struct lab_guest *lab_topology_guest(struct lab_topology *t, const char *name);
 struct lab_network *lab_topology_network(struct lab_topology *t,
 					 const char *name);
-/* `lab check-topology [TOPOLOGY...]`: load, validate, print a summary. */
-int cmd_check_topology(int argc, char **argv);
+/* A summary: guests, networks, vCPUs and memory (lab check-topology). */
+void lab_topology_print(const struct lab_topology *t);
 
 extern const char *const lab_known_roles[];
 

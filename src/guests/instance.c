@@ -4,13 +4,15 @@
  * virDomainCreateXML, virDomainRestoreFlags), named "<instance>-<name>",
  * tagged with the instance's owner element, and recorded in state.ini
  * before it is created, so `lab down` can clean up after Ctrl-C or a crash
- * of lab, and never touches anything it did not create.
+ * of lab, and never touches anything it did not create. Its volumes in the
+ * store are recorded the same way, by name, before they are created.
  */
 #include "guests/instance.h"
+#include "core/hosts.h"
 #include "core/owner.h"
-#include "store/place.h"
+#include "store/store.h"
 #include "util/util.h"
-#include "virt/virt.h"
+#include "virt/conn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,15 +23,32 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#define GRP "instance"
+
+char *lab_inst_dir(void)
+{
+	char *rel = g_build_filename("instances", lab_instance(), NULL);
+	char *dir = lab_path(rel);
+
+	g_free(rel);
+	return dir;
+}
+
+static void inst_init(struct lab_inst *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->lock_fd = -1;
+	in->dir = lab_inst_dir();
+	in->state_path = g_build_filename(in->dir, "state.ini", NULL);
+	in->state = g_key_file_new();
+	g_mutex_init(&in->mu);
+}
+
 int lab_inst_open(struct lab_inst *in, bool create)
 {
 	char *lock;
 
-	memset(in, 0, sizeof(*in));
-	in->lock_fd = -1;
-	in->dir = lab_instance_dir();
-	in->state_path = g_build_filename(in->dir, "state.ini", NULL);
-	in->state = g_key_file_new();
+	inst_init(in);
 	if (create && lab_mkdir_p(in->dir) != 0)
 		return -1;
 	if (!lab_exists(in->dir))
@@ -49,55 +68,53 @@ int lab_inst_open(struct lab_inst *in, bool create)
 
 int lab_inst_open_unlocked(struct lab_inst *in)
 {
-	memset(in, 0, sizeof(*in));
-	in->lock_fd = -1;
-	in->dir = lab_instance_dir();
-	in->state_path = g_build_filename(in->dir, "state.ini", NULL);
-	in->state = g_key_file_new();
+	inst_init(in);
 	return g_key_file_load_from_file(in->state, in->state_path, G_KEY_FILE_NONE,
 					 NULL) ? 0 : -1;
 }
 
-GKeyFile *lab_inst_state_read(void)
+static int connect_to(struct lab_inst *in, const char *uri)
 {
-	struct lab_inst in;
-	GKeyFile *kf = NULL;
-
-	if (lab_inst_open_unlocked(&in) == 0) {
-		kf = in.state;
-		in.state = NULL;
-	} else {
-		lab_err("instance '%s' is not up: run `lab up`", lab_instance());
+	if (!in->conn && !(in->conn = lab_virt_open(uri))) {
+		lab_err("cannot connect to libvirt (%s): %s%s", uri, lab_virt_error(),
+			strchr(uri + strlen("qemu"), '+') ? "" :
+			"\n  is libvirtd running? start it with: virtlogd -d && libvirtd -d\n"
+			"  (or `systemctl start libvirtd` where systemd runs)");
+		return -1;
 	}
-	lab_inst_close(&in);
-	return kf;
+	return 0;
 }
 
-bool lab_inst_any_uses(const char *text)
+int lab_inst_attach(struct lab_inst *in)
 {
-	char *root = lab_path("instances");
-	GDir *d = g_dir_open(root, 0, NULL);
-	const char *n;
-	bool used = false;
+	char *uri = g_key_file_get_string(in->state, GRP, "uri", NULL);
+	char *host = g_key_file_get_string(in->state, GRP, "host", NULL);
+	char *dir = g_key_file_get_string(in->state, GRP, "store", NULL);
+	int rc = connect_to(in, uri ? uri : lab_local_uri());
 
-	while (d && !used && (n = g_dir_read_name(d))) {
-		char *p = g_build_filename(root, n, "state.ini", NULL);
-		gchar *data = NULL;
+	if (rc == 0 && dir && !in->store &&
+	    !(in->store = lab_store_open(in->conn, host ? host : "?", uri, dir)))
+		rc = -1;
+	g_free(uri);
+	g_free(host);
+	g_free(dir);
+	return rc;
+}
 
-		if (g_file_get_contents(p, &data, NULL, NULL))
-			used = strstr(data, text) != NULL;
-		g_free(data);
-		g_free(p);
-	}
-	if (d)
-		g_dir_close(d);
-	g_free(root);
-	return used;
+int lab_inst_place(struct lab_inst *in, const struct lab_host *h)
+{
+	g_key_file_set_string(in->state, GRP, "host", h->name);
+	g_key_file_set_string(in->state, GRP, "uri", h->uri);
+	g_key_file_set_string(in->state, GRP, "store", h->store);
+	if (lab_inst_save(in) != 0 || connect_to(in, h->uri) != 0)
+		return -1;
+	in->store = lab_store_open(in->conn, h->name, h->uri, h->store);
+	return in->store ? 0 : -1;
 }
 
 void lab_inst_close(struct lab_inst *in)
 {
-	lab_place_free(in->place); /* its pool belongs to conn */
+	lab_store_close(in->store); /* its pool belongs to conn */
 	if (in->conn)
 		virConnectClose(in->conn);
 	if (in->lock_fd >= 0)
@@ -106,6 +123,7 @@ void lab_inst_close(struct lab_inst *in)
 		g_key_file_free(in->state);
 	g_free(in->dir);
 	g_free(in->state_path);
+	g_mutex_clear(&in->mu);
 	memset(in, 0, sizeof(*in));
 	in->lock_fd = -1;
 }
@@ -113,9 +131,13 @@ void lab_inst_close(struct lab_inst *in)
 int lab_inst_save(struct lab_inst *in)
 {
 	gsize len;
-	gchar *data = g_key_file_to_data(in->state, &len, NULL);
-	int rc = lab_write_file(in->state_path, data, len);
+	gchar *data;
+	int rc;
 
+	g_mutex_lock(&in->mu);
+	data = g_key_file_to_data(in->state, &len, NULL);
+	rc = lab_write_file(in->state_path, data, len);
+	g_mutex_unlock(&in->mu);
 	g_free(data);
 	return rc;
 }
@@ -149,6 +171,118 @@ char **lab_inst_guests(GKeyFile *state)
 	return (char **)g_ptr_array_free(out, FALSE);
 }
 
+char *lab_inst_guest_get(struct lab_inst *in, const char *guest, const char *key)
+{
+	char *grp = g_strdup_printf("guest %s", guest), *v;
+
+	g_mutex_lock(&in->mu);
+	v = g_key_file_get_string(in->state, grp, key, NULL);
+	g_mutex_unlock(&in->mu);
+	g_free(grp);
+	return v;
+}
+
+bool lab_inst_any_uses(const char *text)
+{
+	char *root = lab_path("instances");
+	GDir *d = g_dir_open(root, 0, NULL);
+	const char *n;
+	bool used = false;
+
+	while (d && !used && (n = g_dir_read_name(d))) {
+		char *p = g_build_filename(root, n, "state.ini", NULL);
+		gchar *data = NULL;
+
+		if (g_file_get_contents(p, &data, NULL, NULL))
+			used = strstr(data, text) != NULL;
+		g_free(data);
+		g_free(p);
+	}
+	if (d)
+		g_dir_close(d);
+	g_free(root);
+	return used;
+}
+
+/* ---- the instance's own volumes ---- */
+
+/* The recorded list without NAME, plus NAME when ADD. */
+static int record_volume(struct lab_inst *in, const char *name, bool add)
+{
+	gsize n = 0, i;
+	char **v;
+	GPtrArray *a = g_ptr_array_new();
+
+	g_mutex_lock(&in->mu);
+	v = g_key_file_get_string_list(in->state, GRP, "volumes", &n, NULL);
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i], name))
+			g_ptr_array_add(a, v[i]);
+	if (add)
+		g_ptr_array_add(a, (char *)name);
+	g_key_file_set_string_list(in->state, GRP, "volumes",
+				   (const char *const *)a->pdata, a->len);
+	g_mutex_unlock(&in->mu);
+	g_ptr_array_free(a, TRUE);
+	g_strfreev(v);
+	return lab_inst_save(in);
+}
+
+char *lab_inst_own(struct lab_inst *in, const char *name)
+{
+	/* recorded first: if lab dies after the create, down still finds it */
+	if (record_volume(in, name, true) != 0)
+		return NULL;
+	return lab_store_path(in->store, name);
+}
+
+int lab_inst_disown(struct lab_inst *in, const char *name)
+{
+	return record_volume(in, name, false);
+}
+
+static int remove_own(struct lab_inst *in)
+{
+	gsize n = 0, i;
+	char **v = g_key_file_get_string_list(in->state, GRP, "volumes", &n, NULL);
+	int rc = 0;
+
+	if (n && !in->store) /* a store named, but not reachable now */
+		rc = -1;
+	if (in->store)
+		lab_store_refresh(in->store);
+	for (i = 0; in->store && i < n; i++) {
+		virStorageVolPtr vol = virStorageVolLookupByName(in->store->pool, v[i]);
+
+		if (vol && virStorageVolDelete(vol, 0) < 0) {
+			lab_err("host %s: cannot delete %s: %s", in->store->host, v[i],
+				lab_virt_error());
+			rc = -1;
+		}
+		if (vol)
+			virStorageVolFree(vol);
+	}
+	g_strfreev(v);
+	return rc;
+}
+
+/* The last of every console into the local copy, which outlives `lab down`. */
+static void keep_consoles(struct lab_inst *in)
+{
+	char **guests = lab_inst_guests(in->state);
+
+	for (int i = 0; in->store && guests[i]; i++) {
+		char *vol = lab_inst_guest_get(in, guests[i], "console-vol");
+		char *local = lab_inst_guest_get(in, guests[i], "console");
+
+		if (vol && local)
+			lab_store_follow(in->store, vol, local);
+		g_free(vol);
+		g_free(local);
+	}
+	g_strfreev(guests);
+}
+
 /* ---- teardown: only what carries our owner tag ---- */
 
 static bool domain_is_ours(virDomainPtr d)
@@ -175,7 +309,6 @@ static bool network_is_ours(virNetworkPtr n)
 	return ours;
 }
 
-/* 0 when the domain is gone (or never was), -1 when it is still there. */
 int lab_inst_destroy_domain(virConnectPtr c, const char *name)
 {
 	virDomainPtr d = virDomainLookupByName(c, name);
@@ -254,7 +387,8 @@ int lab_inst_sweep(virConnectPtr c)
 	return rc;
 }
 
-static void remove_disks(struct lab_inst *in)
+/* Local files of the instance: the domain XML and temporary seeds. */
+static void remove_files(struct lab_inst *in)
 {
 	GDir *d = g_dir_open(in->dir, 0, NULL);
 	const char *f;
@@ -262,9 +396,7 @@ static void remove_disks(struct lab_inst *in)
 	if (!d)
 		return;
 	while ((f = g_dir_read_name(d))) {
-		if (g_str_has_suffix(f, ".qcow2") || g_str_has_suffix(f, ".iso") ||
-		    g_str_has_suffix(f, "-user-data") ||
-		    g_str_has_suffix(f, "-meta-data")) {
+		if (g_str_has_suffix(f, ".xml") || g_str_has_suffix(f, ".iso")) {
 			char *p = g_build_filename(in->dir, f, NULL);
 
 			unlink(p);
@@ -274,22 +406,8 @@ static void remove_disks(struct lab_inst *in)
 	g_dir_close(d);
 }
 
-/* The instance's own volumes on another host's store (named in its state). */
-static int remove_placed(struct lab_inst *in)
-{
-	struct lab_place *pl = in->place;
-	int err = 0, rc;
-
-	if (!pl && !(pl = lab_place_of(in, &err)))
-		return err ? -1 : 0;
-	rc = lab_place_remove_own(pl, in);
-	if (pl != in->place)
-		lab_place_free(pl);
-	return rc;
-}
-
 /* Destroy what the state names, then whatever else carries our tag. The
- * state file and the disks stay until every destroy was confirmed, so a
+ * state file and the volumes stay until every destroy was confirmed, so a
  * failed teardown can be retried by `lab down`. */
 int lab_inst_teardown(struct lab_inst *in)
 {
@@ -297,8 +415,7 @@ int lab_inst_teardown(struct lab_inst *in)
 	int i, rc = 0;
 
 	for (i = 0; groups && groups[i]; i++) {
-		char *dom = g_key_file_get_string(in->state, groups[i], "domain",
-						  NULL);
+		char *dom = g_key_file_get_string(in->state, groups[i], "domain", NULL);
 
 		if (dom && lab_inst_destroy_domain(in->conn, dom) != 0)
 			rc = -1;
@@ -319,11 +436,13 @@ int lab_inst_teardown(struct lab_inst *in)
 		lab_err("teardown incomplete: %s kept; run `lab down` again", in->state_path);
 		return rc;
 	}
-	if (remove_placed(in) != 0) {
-		lab_err("volumes on host kept: %s kept; run `lab down` again", in->state_path);
+	keep_consoles(in);
+	if (remove_own(in) != 0) {
+		lab_err("volumes in the store kept: %s kept; run `lab down` again",
+			in->state_path);
 		return -1;
 	}
-	remove_disks(in);
+	remove_files(in);
 	unlink(in->state_path);
 	return 0;
 }
@@ -333,10 +452,7 @@ int lab_down(bool quiet)
 	struct lab_inst in;
 	int rc = 1;
 
-	if (lab_inst_open(&in, false) != 0)
-		goto out;
-	in.conn = lab_virt_connect();
-	if (!in.conn)
+	if (lab_inst_open(&in, false) != 0 || lab_inst_attach(&in) != 0)
 		goto out;
 	if (!quiet && !lab_exists(in.state_path))
 		lab_info("instance '%s' is not up; removing anything left with its owner tag",
@@ -349,13 +465,4 @@ int lab_down(bool quiet)
 out:
 	lab_inst_close(&in);
 	return rc;
-}
-
-int cmd_down(int argc, char **argv)
-{
-	if (argc > 1) {
-		printf("usage: lab down\n  Destroy the instance's guests and network; remove overlays and seeds.\n");
-		return strcmp(argv[1], "--help") == 0 ? 0 : 2;
-	}
-	return lab_down(false);
 }

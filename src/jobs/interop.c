@@ -6,11 +6,9 @@
  * the run (which `lab compare` compares with any other). Every cell that is
  * not a pass keeps its reason. */
 #include "jobs/interop.h"
-#include "guests/instance.h"
 #include "core/results.h"
-#include "jobs/run.h"
 #include "core/suite.h"
-#include "guests/up.h"
+#include "jobs/session.h"
 #include "util/util.h"
 
 #include <json-c/json.h>
@@ -287,15 +285,6 @@ int lab_interop_write(const char *dir, const char *run_dir)
 	return rc;
 }
 
-/* ---- the command ---- */
-
-static const char interop_usage[] =
-	"usage: lab interop [-t TOPOLOGY] [--client GUEST] [--servers A,B]\n"
-	"                   [--vers 3,4.0,4.1,4.2] [--groups basic,general,...] [--keep]\n"
-	"  The NFS interop matrix: the client against every server of the\n"
-	"  topology (default: interop), per version and group; writes\n"
-	"  $LAB_HOME/interop/ID/matrix.txt, .json, .html.\n";
-
 /* interop/DATE, -2 ... when another instance's matrix ends this second */
 static char *new_dir(void)
 {
@@ -307,68 +296,57 @@ static char *new_dir(void)
 	return dir;
 }
 
-int cmd_interop(int argc, char **argv)
+/* Every name of ONLY is one of KNOWN; else -1 with a message naming the
+ * option and what it takes (before anything comes up). */
+static int check_names(const char *opt, char **only, const char *const *known)
 {
-	struct lab_up_opts up = { .topology = "interop", .accel = "auto", .timeout_s = 900 };
-	struct lab_run_opts ro = { 0 };
-	const char *client = "client";
-	char *servers = NULL, *vers = NULL, *groups = NULL, *run_dir = NULL, *dir = NULL;
-	char *names[] = { INTEROP_TEST, NULL };
-	char **only = NULL;
-	bool keep = false;
-	int i, rc = 2;
+	for (; only && *only; only++)
+		if (!g_strv_contains(known, *only)) {
+			char *list = g_strjoinv(", ", (char **)known);
 
-	for (i = 1; i < argc; i++) {
-		bool has = i + 1 < argc;
-
-		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--topology")) && has)
-			up.topology = argv[++i];
-		else if (!strcmp(argv[i], "--client") && has)
-			client = argv[++i];
-		else if (!strcmp(argv[i], "--servers") && has)
-			servers = argv[++i];
-		else if (!strcmp(argv[i], "--vers") && has)
-			vers = argv[++i];
-		else if (!strcmp(argv[i], "--groups") && has)
-			groups = argv[++i];
-		else if (!strcmp(argv[i], "--keep"))
-			keep = true;
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(interop_usage, stdout);
-			return 0;
-		} else {
-			lab_err("interop: bad argument '%s'\n%s", argv[i], interop_usage);
-			return 2;
+			lab_err("interop: %s: '%s' is none of %s", opt, *only, list);
+			g_free(list);
+			return -1;
 		}
-	}
-	ro.names = names;
-	ro.only_servers = servers ? g_strsplit(servers, ",", -1) : NULL;
-	ro.only_vers = vers ? g_strsplit(vers, ",", -1) : NULL;
-	ro.only_groups = groups ? g_strsplit(groups, ",", -1) : NULL;
-	{
-		char *list = g_strdup_printf("%s,%s", client,
-					     servers ? servers : "knfsd,knfsd-debian,ganesha");
+	return 0;
+}
 
-		only = g_strsplit(list, ",", -1);
-		g_free(list);
-	}
+int lab_interop_check(const struct lab_interop_opts *o)
+{
+	return check_names("--vers", o->vers, all_versions) == 0 &&
+	       check_names("--groups", o->groups, all_groups) == 0 ? 0 : -1;
+}
+
+int lab_interop(const struct lab_interop_opts *o)
+{
+	struct lab_up_opts up = { .topology = o->topology, .accel = "auto",
+				  .timeout_s = 900 };
+	char *names[] = { INTEROP_TEST, NULL };
+	struct lab_run_opts ro = { .names = names, .only_servers = o->servers,
+				   .only_vers = o->vers, .only_groups = o->groups };
+	char *servers = o->servers ? g_strjoinv(",", o->servers)
+				   : g_strdup("knfsd,knfsd-debian,ganesha");
+	char *list = g_strdup_printf("%s,%s", o->client, servers);
+	char **only = g_strsplit(list, ",", -1), *run_dir = NULL, *dir = NULL;
+	struct lab_session se;
+	bool lost;
+	int rc;
+
 	up.only = only;
-	rc = lab_up(&up);
+	rc = lab_session_up(&se, &up, false, &lost);
 	if (rc == 0) {
-		rc = lab_run_with(&ro, &run_dir) == 130 ? 130 : 0;
+		rc = lab_session_run(&se, &ro, &run_dir);
+		rc = rc == 130 ? 130 : rc == 0 ? 0 : 1; /* a cell that is not a pass fails */
 		if (run_dir) {
 			dir = new_dir();
 			if (!dir || lab_interop_write(dir, run_dir) != 0)
-				rc = 1;
+				rc = rc == 130 ? 130 : 1;
 		}
-		if (!keep)
-			lab_down(true);
 	}
-	lab_phase_summary();
-	g_strfreev(ro.only_servers);
-	g_strfreev(ro.only_vers);
-	g_strfreev(ro.only_groups);
+	lab_session_end(&se, o->keep);
 	g_strfreev(only);
+	g_free(list);
+	g_free(servers);
 	g_free(run_dir);
 	g_free(dir);
 	return rc;

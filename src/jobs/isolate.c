@@ -7,14 +7,12 @@
  * baseline carries. `lab isolate SEED`, and `lab review --isolate` for
  * every verified row. */
 #include "jobs/isolate.h"
-#include "guests/instance.h"
 #include "build/kernel.h"
 #include "core/results.h"
-#include "jobs/run.h"
 #include "core/suite.h"
 #include "build/tests_disk.h"
 #include "core/topology.h"
-#include "guests/up.h"
+#include "jobs/session.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -106,7 +104,9 @@ char *lab_isolate_seed(const char *review, const char *topology,
 	struct lab_up_opts up = { .topology = topology, .kernel = kernel,
 				  .accel = "auto", .tests_iso = tests_iso,
 				  .timeout_s = READY_TIMEOUT_S };
+	struct lab_run_opts ro = { .names = tests };
 	char *run_dir = NULL;
+	bool lost;
 
 	if (!tests)
 		goto out;
@@ -123,10 +123,7 @@ char *lab_isolate_seed(const char *review, const char *topology,
 	if (lab_kernel_build(review, kernel) != 0)
 		goto out;
 	up.only = guests;
-	if (lab_up(&up) != 0)
-		goto out;
-	lab_run_tests(tests, 0, &run_dir);
-	lab_down(true);
+	lab_session_once(&up, &ro, false, &run_dir, &lost);
 out:
 	g_strfreev(tests);
 	g_strfreev(guests);
@@ -152,48 +149,4 @@ const char *lab_isolated_answer(const char *run_dir)
 	}
 	lab_run_free(r);
 	return answer;
-}
-
-static const char isolate_usage[] =
-	"usage: lab isolate [-t TOPOLOGY] SEED\n"
-	"  Build the kernel with only SEED's bug (support/ + bugs/SEED), bring up\n"
-	"  the guests its tests need, run them, and say whether the seed's\n"
-	"  signature shows (isolated: yes) or not.\n";
-
-int cmd_isolate(int argc, char **argv)
-{
-	const char *topo = "default", *seed = NULL, *answer;
-	char *iso, *run;
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--topology")) && i + 1 < argc)
-			topo = argv[++i];
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(isolate_usage, stdout);
-			return 0;
-		} else if (!seed && strlen(argv[i]) == 3 && strspn(argv[i], "0123456789") == 3)
-			seed = argv[i];
-		else {
-			lab_err("isolate: bad argument '%s'\n%s", argv[i], isolate_usage);
-			return 2;
-		}
-	}
-	if (!seed) {
-		lab_err("isolate: name a seed (three digits)\n%s", isolate_usage);
-		return 2;
-	}
-	lab_phase_begin("tests disk");
-	iso = lab_tests_iso();
-	lab_phase_end();
-	if (!iso)
-		return 1;
-	run = lab_isolate_seed(LAB_REVIEW_DEFAULT, topo, seed, iso);
-	answer = lab_isolated_answer(run);
-	printf("seed %s isolated: %s%s%s\n", seed, answer, run ? " (" : "",
-	       run ? run : "");
-	lab_phase_summary();
-	g_free(iso);
-	g_free(run);
-	return strcmp(answer, "yes") == 0 ? 0 : 1;
 }

@@ -8,6 +8,5 @@ char *lab_isolate_seed(const char *review, const char *topology,
 		       const char *seed, const char *tests_iso);
 /* "yes" when the run shows the seed's signature, "no", or "not run". */
 const char *lab_isolated_answer(const char *run_dir);
-int cmd_isolate(int argc, char **argv);
 
 #endif

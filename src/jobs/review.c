@@ -7,17 +7,15 @@
 #include "build/image.h"
 #include "core/report.h"
 #include "core/results.h"
-#include "jobs/run.h"
 #include "core/suite.h"
 #include "build/tests_disk.h"
 #include "core/topology.h"
 #include "util/util.h"
-#include "virt/virt.h"
-#include "guests/instance.h"
-#include "guests/up.h"
+#include "virt/conn.h"
 #include "jobs/isolate.h"
 #include "core/hosts.h"
 #include "core/owner.h"
+#include "jobs/session.h"
 #include "jobs/spread.h"
 
 #include <stdio.h>
@@ -27,57 +25,35 @@
 
 #define READY_TIMEOUT_S 900
 
-struct review_opts {
-	const char *topology;
-	int duration_s;
-	bool keep_going; /* report even when one kernel's run broke */
-	bool isolate;    /* prove every verified row on a single-bug kernel */
-	char **hosts;    /* --hosts A,B: baseline on A, patched on B at once */
-	const char *hosts_file;
-	const char *iso; /* the tests disk, once built */
-};
 
-/* Up, run, down on one kernel, on HOST (NULL: the local default). Returns
- * the run dir or NULL; *host_lost when the host failed us (no guests came
- * up there, or its libvirtd stopped answering during the run). */
-static char *one_kernel_on(const struct review_opts *o, const char *kernel,
+/* Up, run, down on one kernel, on HOST (NULL: local). The run dir or
+ * NULL; *host_lost when the host failed us (no guests came up there, or
+ * its libvirtd stopped answering during the run). */
+static char *one_kernel_on(const struct lab_review_opts *o, const char *kernel,
 			   const char *host, bool *host_lost)
 {
 	struct lab_up_opts up = { .topology = o->topology, .kernel = kernel,
 				  .accel = "auto", .tests_iso = o->iso,
 				  .timeout_s = READY_TIMEOUT_S, .host = host,
 				  .hosts_file = o->hosts_file };
-	struct lab_run_opts ro = { .duration_s = o->duration_s };
+	/* side by side, two KTAP streams would interleave: the report says it */
+	struct lab_run_opts ro = { .duration_s = o->duration_s,
+				   .quiet = o->hosts && o->hosts[1] };
 	char *phase = g_strdup_printf("up (%s)", kernel);
 	char *run_dir = NULL;
-	int rc;
 
 	lab_info("=== %s kernel%s%s ===", kernel, host ? " on host " : "",
 		 host ? host : "");
 	lab_phase_begin(phase);
-	rc = lab_up(&up);
-	lab_phase_end();
 	g_free(phase);
-	*host_lost = rc == 1 && host && !lab_host_answers(o->hosts_file, host);
-	if (rc != 0)
-		return NULL;
-	/* side by side, two KTAP streams would interleave: the report says it */
-	ro.quiet = o->hosts && o->hosts[1];
 	if (ro.quiet)
 		lab_phase_begin("run tests");
-	rc = lab_run_with(&ro, &run_dir);
-	lab_phase_begin("down");
-	lab_down(true);
+	lab_session_once(&up, &ro, false, &run_dir, host_lost);
 	lab_phase_end();
-	*host_lost = rc == 3;
-	if (rc == 130 || rc == 2 || (rc == 3 && host)) {
-		g_free(run_dir);
-		return NULL;
-	}
 	return run_dir;
 }
 
-static char *one_kernel(const struct review_opts *o, const char *kernel)
+static char *one_kernel(const struct lab_review_opts *o, const char *kernel)
 {
 	bool lost;
 	const char *host = o->hosts ? o->hosts[0] : NULL;
@@ -87,7 +63,7 @@ static char *one_kernel(const struct review_opts *o, const char *kernel)
 
 /* A spread review's child: the kernel is its job's argument. */
 struct kernel_job {
-	const struct review_opts *o;
+	const struct lab_review_opts *o;
 	const char *kernel;
 };
 
@@ -101,7 +77,7 @@ static char *kernel_job_fn(void *arg, const char *host, bool *host_lost)
 
 /* Baseline and patched at the same time, one per host; a kernel whose
  * host dropped out runs again on the other. */
-static int both_kernels_spread(const struct review_opts *o, char **base,
+static int both_kernels_spread(const struct lab_review_opts *o, char **base,
 			       char **patched)
 {
 	struct kernel_job kj[2] = { { o, "baseline" }, { o, "patched" } };
@@ -128,12 +104,9 @@ static int both_kernels_spread(const struct review_opts *o, char **base,
 
 static int prepare(void)
 {
-	char *build[] = { "build", "all", NULL };
-	char *image[] = { "image", NULL };
-
-	if (cmd_build(2, build) != 0 || lab_interrupted)
+	if (lab_kernel_build_named(LAB_REVIEW_DEFAULT, "all") != 0 || lab_interrupted)
 		return -1;
-	return cmd_image(1, image) == 0 && !lab_interrupted ? 0 : -1;
+	return lab_image_build() == 0 && !lab_interrupted ? 0 : -1;
 }
 
 /* reviews/DATE, -2 ... when another instance's review ends this second */
@@ -204,7 +177,7 @@ static void merge_isolated(const char *dir, GPtrArray *runs, GPtrArray *seeds)
 }
 
 /* Every verified row's seed, alone on its own kernel. */
-static char *isolate_verified(const char *dir, const struct review_opts *o,
+static char *isolate_verified(const char *dir, const struct lab_review_opts *o,
 			      const char *iso, const char *base, const char *patched)
 {
 	char *ini = lab_src_path("patches/" LAB_REVIEW_DEFAULT "/review.ini"), *err = NULL;
@@ -242,7 +215,7 @@ static char *isolate_verified(const char *dir, const struct review_opts *o,
 	return out;
 }
 
-static int review(struct review_opts *o)
+int lab_review(struct lab_review_opts *o)
 {
 	char *iso = NULL, *base = NULL, *patched = NULL, *dir = NULL, *phases = NULL;
 	char *isolated = NULL;
@@ -309,9 +282,7 @@ out:
 	return lab_interrupted ? 130 : rc;
 }
 
-/* --hosts: one or two names of hosts.ini, checked before anything is
- * built; two distinct ones (two instances on one host would share it). */
-static int check_hosts(const struct review_opts *o)
+int lab_review_check_hosts(const struct lab_review_opts *o)
 {
 	guint n;
 
@@ -329,190 +300,4 @@ static int check_hosts(const struct review_opts *o)
 		return -1;
 	}
 	return lab_hosts_check_names(o->hosts_file, o->hosts, "review");
-}
-
-static const char review_usage[] =
-	"usage: lab review [-t TOPOLOGY] [--duration SECONDS] [--keep-going] [--isolate]\n"
-	"                  [--hosts A[,B] [--hosts-file FILE]]\n"
-	"  --hosts A,B  baseline on host A and patched on host B at the same time\n"
-	"             (hosts.ini names; `local` is this machine through its store);\n"
-	"             a kernel whose host drops out runs again on the other.\n"
-	"             --hosts A (or --host A): both kernels on A, one after the other\n"
-	"  --isolate  for every verified row, run the seed's tests again on a\n"
-	"             kernel that carries only that seed's bug (isolated column)\n"
-	"  Build both kernels, run the suite on baseline then on patched, and\n"
-	"  write report.txt/json/html under $LAB_HOME/reviews/.\n";
-
-int cmd_review(int argc, char **argv)
-{
-	struct review_opts o = { .topology = "default" };
-	int i, rc;
-
-	for (i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--topology")) && i + 1 < argc) {
-			o.topology = argv[++i];
-		} else if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
-			if (lab_parse_count(argv[++i], 1, 7 * 86400, &o.duration_s) != 0) {
-				lab_err("review: --duration needs a whole number of seconds, 1..604800");
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--keep-going")) {
-			o.keep_going = true;
-		} else if (!strcmp(argv[i], "--isolate")) {
-			o.isolate = true;
-		} else if ((!strcmp(argv[i], "--hosts") || !strcmp(argv[i], "--host")) &&
-			   i + 1 < argc) {
-			g_strfreev(o.hosts);
-			o.hosts = g_strsplit(argv[++i], ",", -1);
-		} else if (!strcmp(argv[i], "--hosts-file") && i + 1 < argc) {
-			o.hosts_file = argv[++i];
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(review_usage, stdout);
-			return 0;
-		} else {
-			lab_err("review: bad argument '%s'\n%s", argv[i], review_usage);
-			g_strfreev(o.hosts);
-			return 2;
-		}
-	}
-	rc = check_hosts(&o) != 0 ? 2 : review(&o);
-	g_strfreev(o.hosts);
-	lab_phase_summary();
-	return rc;
-}
-
-/* `lab report DIR`: DIR is a review directory (baseline/ and patched/
- * link the runs), or give the two runs. */
-int cmd_report(int argc, char **argv)
-{
-	struct lab_review_info info = { LAB_REVIEW_DEFAULT, NULL, NULL, NULL };
-	char *base, *patched, *dir, *iso, *ini;
-	char *name = NULL, *topo = NULL, *phases = NULL;
-	GKeyFile *kf = g_key_file_new();
-	int rc;
-
-	if (argc == 2 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
-		dir = g_strdup(argv[1]);
-		base = g_build_filename(dir, "baseline", NULL);
-		patched = g_build_filename(dir, "patched", NULL);
-	} else if (argc == 4) {
-		dir = g_strdup(argv[1]);
-		base = g_strdup(argv[2]);
-		patched = g_strdup(argv[3]);
-	} else {
-		fputs("usage: lab report REVIEW_DIR\n"
-		      "       lab report OUT_DIR BASELINE_RUN PATCHED_RUN\n", stdout);
-		g_key_file_free(kf);
-		return argc == 2 ? 0 : 2;
-	}
-	iso = g_build_filename(dir, "isolated", NULL);
-	ini = g_build_filename(dir, "review.ini", NULL);
-	if (g_key_file_load_from_file(kf, ini, G_KEY_FILE_NONE, NULL)) {
-		name = g_key_file_get_string(kf, "review", "name", NULL);
-		topo = g_key_file_get_string(kf, "review", "topology", NULL);
-		phases = g_key_file_get_string(kf, "review", "phases", NULL);
-		if (name && lab_review_name_valid(name))
-			info.name = name;
-		info.topology = topo;
-		info.phases = phases;
-	}
-	if (!lab_exists(base) && !lab_exists(patched)) {
-		lab_err("%s has no baseline/ or patched/ run", dir);
-		rc = 1;
-	} else {
-		char *b = realpath(base, NULL), *p = realpath(patched, NULL);
-		char *i = realpath(iso, NULL);
-
-		rc = lab_report_write(dir, &info, b, p, i) == 0 ? 0 : 1;
-		free(b);
-		free(p);
-		free(i);
-	}
-	g_key_file_free(kf);
-	g_free(name);
-	g_free(topo);
-	g_free(phases);
-	g_free(iso);
-	g_free(ini);
-	g_free(base);
-	g_free(patched);
-	g_free(dir);
-	return rc;
-}
-
-static const struct lab_result *find(const struct lab_run *r, const char *name)
-{
-	guint i;
-
-	for (i = 0; i < r->results->len; i++) {
-		const struct lab_result *x = g_ptr_array_index(r->results, i);
-
-		if (strcmp(x->name, name) == 0)
-			return x;
-	}
-	return NULL;
-}
-
-bool lab_review_name_valid(const char *name)
-{
-	return name && *name && strspn(name, "0123456789.") == strlen(name) &&
-	       !strstr(name, "..");
-}
-
-const char *lab_compare_change(const char *a, const char *b)
-{
-	if (!a || !b)
-		return a ? "only in A" : "only in B";
-	if (strcmp(a, b) == 0)
-		return "unchanged";
-	if (strcmp(a, "fail") == 0 && strcmp(b, "pass") == 0)
-		return "fixed";
-	if (strcmp(a, "pass") == 0 && strcmp(b, "fail") == 0)
-		return "regressed";
-	return "flaky";
-}
-
-static void compare_line(const char *name, const struct lab_result *x,
-			 const struct lab_result *y)
-{
-	const char *a = x ? lab_verdict_name(x->verdict) : NULL;
-	const char *b = y ? lab_verdict_name(y->verdict) : NULL;
-
-	printf("%-36s %-13s %-13s %s\n", name, a ? a : "-", b ? b : "-",
-	       lab_compare_change(a, b));
-}
-
-int cmd_compare(int argc, char **argv)
-{
-	struct lab_run *a, *b;
-	guint i;
-
-	if (argc != 3) {
-		fputs("usage: lab compare RUN_A RUN_B\n"
-		      "  per test: fixed, regressed, unchanged, flaky (any other change)\n",
-		      stdout);
-		return argc == 2 && !strcmp(argv[1], "--help") ? 0 : 2;
-	}
-	a = lab_results_load_dir(argv[1]);
-	b = a ? lab_results_load_dir(argv[2]) : NULL;
-	if (!a || !b) {
-		lab_run_free(a);
-		return 1;
-	}
-	printf("%-36s %-13s %-13s %s\n", "test", a->kernel ? a->kernel : "A",
-	       b->kernel ? b->kernel : "B", "change");
-	for (i = 0; i < a->results->len; i++) {
-		const struct lab_result *x = g_ptr_array_index(a->results, i);
-
-		compare_line(x->name, x, find(b, x->name));
-	}
-	for (i = 0; i < b->results->len; i++) {
-		const struct lab_result *y = g_ptr_array_index(b->results, i);
-
-		if (!find(a, y->name))
-			compare_line(y->name, NULL, y);
-	}
-	lab_run_free(a);
-	lab_run_free(b);
-	return 0;
 }

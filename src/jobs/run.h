@@ -18,12 +18,12 @@ struct lab_run_opts {
 	char **only_groups;    /* NULL, or the groups to run */
 };
 
-/* Run tests on the instance that is up; *run_dir (optional) gets the run
- * directory. 0 when nothing failed, errored or timed out, 1 otherwise,
- * 2 unknown names, 3 the guests' host (libvirtd) stopped answering,
- * 130 interrupted. */
-int lab_run_with(const struct lab_run_opts *o, char **run_dir);
-int lab_run_tests(char **names, int duration_s, char **run_dir);
-int cmd_run(int argc, char **argv);
+struct lab_inst;
+
+/* Run tests on IN, the instance that is up (open, locked and attached);
+ * *run_dir (optional) gets the run directory. 0 when nothing failed,
+ * errored or timed out, 1 otherwise, 2 unknown names, 3 the guests' host
+ * (libvirtd) stopped answering, 130 interrupted. */
+int lab_run_with(struct lab_inst *in, const struct lab_run_opts *o, char **run_dir);
 
 #endif

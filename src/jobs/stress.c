@@ -9,16 +9,16 @@
  * on). Disk use is bounded: clean iterations' runs are removed, failing
  * ones capped, dumps capped in count and size. */
 #include "jobs/stress.h"
+#include "core/stress_report.h"
 #include "core/hosts.h"
 #include "guests/instance.h"
 #include "build/kernel.h"
 #include "core/owner.h"
 #include "core/results.h"
-#include "jobs/run.h"
 #include "core/suite.h"
-#include "guests/up.h"
+#include "jobs/session.h"
 #include "util/util.h"
-#include "virt/virt.h"
+#include "virt/conn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@
 #define DUMPS_MB_MAX 4096
 
 
-static char *stress_dir(const char *id)
+char *lab_stress_dir(const char *id)
 {
 	char *rel = g_build_filename("stress", id, NULL);
 	char *d = lab_path(rel);
@@ -324,7 +324,8 @@ static void prune_run(struct lab_stress *s, const char *run_dir, bool failed)
 
 /* One iteration. 0 go on, 1 a reason to stop (set), 3 the host is gone
  * (set), 130 Ctrl-C. */
-static int iterate(struct lab_stress *s, const struct lab_stress_opts *so)
+static int iterate(struct lab_stress *s, const struct lab_stress_opts *so,
+		   struct lab_inst *in)
 {
 	char **order = iteration_order(s);
 	char *runs = g_build_filename(s->dir, "runs", NULL);
@@ -349,7 +350,7 @@ static int iterate(struct lab_stress *s, const struct lab_stress_opts *so)
 	if (o.inject_crash)
 		lab_info("# iteration %d: injecting a crash (sysrq-c) into the first test",
 			 s->iteration + 1);
-	rc = lab_run_with(&o, &run_dir);
+	rc = lab_run_with(in, &o, &run_dir);
 	if (rc == 130 || lab_interrupted) {
 		rc = 130;
 		goto out;
@@ -392,7 +393,8 @@ out:
 	return rc;
 }
 
-static int loop(struct lab_stress *s, const struct lab_stress_opts *so)
+static int loop(struct lab_stress *s, const struct lab_stress_opts *so,
+		struct lab_inst *in)
 {
 	double session = lab_now();
 	int rc = 0;
@@ -408,7 +410,7 @@ static int loop(struct lab_stress *s, const struct lab_stress_opts *so)
 			s->stop_reason = g_strdup("duration reached");
 			break;
 		}
-		rc = iterate(s, so);
+		rc = iterate(s, so, in);
 		s->elapsed_s += lab_now() - session;
 		session = lab_now();
 		save_state(s);
@@ -424,328 +426,40 @@ static int loop(struct lab_stress *s, const struct lab_stress_opts *so)
 
 /* ---- bring-up, resume, status ---- */
 
-static bool instance_up(void)
+/* A key of the instance's first guest: its kernel, kernel-dir. */
+static char *first_guest(struct lab_inst *in, const char *key)
 {
-	struct lab_inst in;
-	bool up = lab_inst_open_unlocked(&in) == 0;
+	char **g = lab_inst_guests(in->state);
+	char *v = g[0] ? lab_inst_guest_get(in, g[0], key) : NULL;
 
-	lab_inst_close(&in);
-	return up;
-}
-
-static char *kernel_dir_of_instance(void)
-{
-	struct lab_inst in;
-	char *out = NULL;
-
-	if (lab_inst_open_unlocked(&in) == 0) {
-		char **g = lab_inst_guests(in.state);
-		char *grp = g && g[0] ? g_strdup_printf("guest %s", g[0]) : NULL;
-
-		out = grp ? g_key_file_get_string(in.state, grp, "kernel-dir", NULL) : NULL;
-		g_free(grp);
-		g_strfreev(g);
-	}
-	lab_inst_close(&in);
-	return out;
-}
-
-/* The kernel of the instance that is up, by its name in the state. */
-static void name_kernel(struct lab_stress *s)
-{
-	struct lab_inst in;
-
-	if (lab_inst_open_unlocked(&in) == 0) {
-		char **g = lab_inst_guests(in.state);
-		char *grp = g && g[0] ? g_strdup_printf("guest %s", g[0]) : NULL;
-		char *k = grp ? g_key_file_get_string(in.state, grp, "kernel", NULL) : NULL;
-
-		if (k) {
-			g_free(s->kernel);
-			s->kernel = k;
-		}
-		g_free(grp);
-		g_strfreev(g);
-	}
-	lab_inst_close(&in);
-}
-
-static int bring_up(const struct lab_stress_opts *so, bool *we_did)
-{
-	struct lab_up_opts up = { .topology = so->topology, .kernel = so->kernel,
-				  .accel = "auto", .timeout_s = 900, .host = so->host,
-				  .hosts_file = so->hosts_file };
-
-	*we_did = false;
-	if (instance_up())
-		return 0;
-	*we_did = true;
-	return lab_up(&up);
+	g_strfreev(g);
+	return v;
 }
 
 int lab_stress_here(struct lab_stress *s, const struct lab_stress_opts *so,
 		    bool *host_lost)
 {
-	bool we_did = false;
-	int rc = bring_up(so, &we_did);
+	struct lab_up_opts up = { .topology = so->topology, .kernel = so->kernel,
+				  .accel = "auto", .timeout_s = 900, .host = so->host,
+				  .hosts_file = so->hosts_file };
+	struct lab_session se;
+	int rc = lab_session_up(&se, &up, true, host_lost);
+	char *k;
 
-	*host_lost = rc == 1 && so->host && !lab_host_answers(so->hosts_file, so->host);
-	if (rc != 0)
+	if (rc != 0) {
+		lab_inst_close(&se.in);
 		return -1;
+	}
 	g_free(s->kernel_dir);
-	s->kernel_dir = kernel_dir_of_instance();
-	if (!we_did) /* the instance that was up says which kernel it runs */
-		name_kernel(s);
-	rc = loop(s, so);
+	s->kernel_dir = first_guest(&se.in, "kernel-dir");
+	/* an instance that was up says which kernel it runs */
+	if (!se.brought_up && (k = first_guest(&se.in, "kernel"))) {
+		g_free(s->kernel);
+		s->kernel = k;
+	}
+	rc = loop(s, so, &se.in);
 	*host_lost = rc == 3;
 	lab_stress_write_reports(s);
-	if (we_did && !so->keep)
-		lab_down(true);
-	return rc;
-}
-
-static int show_status(const char *id)
-{
-	char *dir = stress_dir(id), *p = g_build_filename(dir, "stress.json", NULL);
-	char *err = NULL, *text;
-	struct lab_stress *s = lab_stress_from_json(p, &err);
-
-	if (!s) {
-		lab_err("%s", err);
-		g_free(err);
-		g_free(dir);
-		g_free(p);
-		return 1;
-	}
-	text = lab_stress_text(s);
-	fputs(text, stdout);
-	g_free(text);
-	lab_stress_free(s);
-	g_free(dir);
-	g_free(p);
-	return 0;
-}
-
-static struct lab_stress *resume(const char *id)
-{
-	char *dir = stress_dir(id), *p = g_build_filename(dir, "stress.json", NULL);
-	char *err = NULL;
-	struct lab_stress *s = lab_stress_from_json(p, &err);
-
-	if (!s) {
-		lab_err("cannot resume: %s", err);
-		g_free(err);
-	} else {
-		s->dir = g_strdup(dir);
-		g_clear_pointer(&s->stop_reason, g_free);
-		lab_info("resuming stress %s at iteration %d (%ld tests so far)", id,
-			 s->iteration, s->tests_run);
-	}
-	g_free(dir);
-	g_free(p);
-	return s;
-}
-
-/* ---- the command ---- */
-
-static const char stress_usage[] =
-	"usage: lab stress [-t TOPOLOGY] [--kernel baseline|patched]\n"
-	"                  [--duration 8h|30m|SECONDS] [--loops N] [--until-fail | --steady N]\n"
-	"                  [--seed S] [--quarantine K] [--keep] [TEST|SUITE...]\n"
-	"       lab stress --resume ID [--loops N] [--duration D] | --status ID\n"
-	"  Loop the tests (default: the topology's suite, else review) in a shuffled\n"
-	"  order per iteration until the duration, the loop count, the first\n"
-	"  failure (--until-fail) or N clean iterations in a row (--steady N).\n"
-	"  Failures are filed by title with console excerpts; a guest that died is\n"
-	"  dumped (crash(8)) and restored; a test that kills its guest K times in a\n"
-	"  row (default 3) is quarantined. State: $LAB_HOME/stress/ID/stress.json,\n"
-	"  reports report.txt/json/html there. --inject-crash N (for CI) panics\n"
-	"  the first guest during iteration N.\n"
-	"  --hosts A,B,...  [--hosts-file FILE]: a part of the loop on every host\n"
-	"  at once (hosts.ini names; `local` is this machine through its store),\n"
-	"  --loops split between them, --duration on each; counts and titles\n"
-	"  merged. A host that drops out is reported and its part goes on on a\n"
-	"  host that finished. --host A: the whole loop on A.\n";
-
-static int parse_duration(const char *v, long *out)
-{
-	char *end;
-	long n = strtol(v, &end, 10);
-
-	if (end == v || n <= 0)
-		return -1;
-	if (!strcmp(end, "h"))
-		n *= 3600;
-	else if (!strcmp(end, "m"))
-		n *= 60;
-	else if (*end && strcmp(end, "s"))
-		return -1;
-	*out = n;
-	return 0;
-}
-
-static int parse(int argc, char **argv, struct lab_stress *s, struct lab_stress_opts *so)
-{
-	GPtrArray *names = g_ptr_array_new();
-	int i, n;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-
-		if ((!strcmp(a, "-t") || !strcmp(a, "--topology")) && has)
-			so->topology = argv[++i];
-		else if (!strcmp(a, "--kernel") && has && lab_kernel_name_valid(argv[i + 1]))
-			so->kernel = argv[++i];
-		else if (!strcmp(a, "--duration") && has && parse_duration(argv[i + 1], &s->duration_s) == 0)
-			i++;
-		else if (!strcmp(a, "--loops") && has && lab_parse_count(argv[i + 1], 1, 1000000, &n) == 0)
-			s->loops = n, i++;
-		else if (!strcmp(a, "--steady") && has && lab_parse_count(argv[i + 1], 1, 100000, &n) == 0)
-			s->steady = n, i++;
-		else if (!strcmp(a, "--quarantine") && has && lab_parse_count(argv[i + 1], 1, 1000, &n) == 0)
-			s->quarantine_after = n, i++;
-		else if (!strcmp(a, "--inject-crash") && has && lab_parse_count(argv[i + 1], 1, 1000000, &n) == 0)
-			so->inject_crash = n, i++;
-		else if (!strcmp(a, "--seed") && has && lab_parse_count(argv[i + 1], 0, G_MAXINT32, &n) == 0)
-			s->seed = (guint64)n, i++;
-		else if ((!strcmp(a, "--hosts") || !strcmp(a, "--host")) && has) {
-			g_strfreev(so->hosts);
-			so->hosts = g_strsplit(argv[++i], ",", -1);
-		} else if (!strcmp(a, "--hosts-file") && has)
-			so->hosts_file = argv[++i];
-		else if (!strcmp(a, "--until-fail"))
-			s->until_fail = true;
-		else if (!strcmp(a, "--keep"))
-			so->keep = true;
-		else if (!strcmp(a, "--resume") && has)
-			so->resume = argv[++i];
-		else if (!strcmp(a, "--status") && has)
-			so->status = argv[++i];
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(stress_usage, stdout);
-			g_ptr_array_free(names, TRUE);
-			return 0;
-		} else if (a[0] != '-') {
-			g_ptr_array_add(names, g_strdup(a));
-		} else {
-			lab_err("stress: bad argument '%s'%s\n%s", a,
-				has ? " (or its value)" : "", stress_usage);
-			g_ptr_array_free(names, TRUE);
-			return 2;
-		}
-	}
-	if (s->until_fail && s->steady) {
-		lab_err("stress: --until-fail and --steady exclude each other");
-		g_ptr_array_free(names, TRUE);
-		return 2;
-	}
-	if (so->status && (names->len || s->loops || s->duration_s)) {
-		lab_err("stress: --status takes nothing else");
-		g_ptr_array_free(names, TRUE);
-		return 2;
-	}
-	if ((so->resume || so->status) && so->hosts) {
-		lab_err("stress: a run spread with --hosts is not resumed (each host's part is kept under ID/hosts/)");
-		g_ptr_array_free(names, TRUE);
-		return 2;
-	}
-	if ((so->resume || so->status) && names->len) {
-		lab_err("stress: --resume and --status take no tests");
-		g_ptr_array_free(names, TRUE);
-		return 2;
-	}
-	g_ptr_array_add(names, NULL);
-	s->names = (char **)g_ptr_array_free(names, FALSE);
-	return -1;
-}
-
-static bool id_ok(const char *id)
-{
-	return id && *id && strspn(id, "0123456789-") == strlen(id);
-}
-
-int cmd_stress(int argc, char **argv)
-{
-	struct lab_stress_opts so = { .topology = "default" };
-	struct lab_stress *s = lab_stress_new();
-	bool lost = false;
-	int rc = parse(argc, argv, s, &so);
-
-	if (rc >= 0)
-		goto out;
-	if ((so.resume && !id_ok(so.resume)) || (so.status && !id_ok(so.status))) {
-		lab_err("stress: an ID is the stress run's date, e.g. 20261204-083000");
-		rc = 2;
-		goto out;
-	}
-	if (so.status) {
-		rc = show_status(so.status);
-		goto out;
-	}
-	if (lab_stress_check_hosts(&so) != 0) {
-		rc = 2;
-		goto out;
-	}
-	if (so.resume) {
-		long loops = s->loops, duration = s->duration_s;
-
-		lab_stress_free(s);
-		if (!(s = resume(so.resume))) {
-			rc = 1;
-			goto out;
-		}
-		/* a resumed run may be given more loops or time */
-		if (loops)
-			s->loops = loops;
-		if (duration)
-			s->duration_s = duration;
-		so.topology = s->topology;
-		so.kernel = s->kernel;
-	} else {
-		if (!s->names[0]) {
-			g_free(s->names);
-			s->names = g_new0(char *, 2);
-			s->names[0] = g_strdup(strcmp(so.topology, "default") ? so.topology : "review");
-		}
-		if (!s->seed)
-			s->seed = (guint64)time(NULL) % 100000;
-		{
-			char *root = lab_path("stress");
-
-			/* unique even when another instance starts this second */
-			s->dir = lab_unique_dir(root, NULL, &s->id);
-			g_free(root);
-		}
-		if (!s->dir) {
-			rc = 1;
-			goto out;
-		}
-		s->topology = g_strdup(so.topology);
-		s->kernel = g_strdup(so.kernel ? so.kernel : "patched");
-		so.kernel = s->kernel;
-		s->started = (gint64)time(NULL);
-	}
-	if (so.hosts)
-		rc = lab_stress_spread(s, &so);
-	else
-		rc = lab_stress_here(s, &so, &lost);
-	if (rc < 0) {
-		rc = 1;
-		goto out;
-	}
-	fputs("\n", stdout);
-	{
-		char *text = lab_stress_text(s);
-
-		fputs(text, stdout);
-		g_free(text);
-	}
-	printf("stress %s: %s (report: %s/report.html; disk used: %.0f MiB)\n", s->id,
-	       s->stop_reason ? s->stop_reason : "stopped", s->dir,
-	       (double)lab_du(s->dir) / (1 << 20));
-out:
-	g_strfreev(so.hosts);
-	lab_stress_free(s);
+	lab_session_end(&se, so->keep);
 	return rc;
 }

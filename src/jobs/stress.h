@@ -25,13 +25,8 @@ struct lab_stress_opts {
  * failed to start, 3 the host dropped out (*host_lost), 130 Ctrl-C. */
 int lab_stress_here(struct lab_stress *s, const struct lab_stress_opts *so,
 		    bool *host_lost);
-/* The loop spread over so->hosts: a part per host, each in a child with
- * its own instance under s->dir/hosts/HOST, merged into s. */
-int lab_stress_spread(struct lab_stress *s, const struct lab_stress_opts *so);
-/* --hosts checked before anything is created: known, distinct, and the
- * part instances' names fit. 0 or -1 with a message. */
-int lab_stress_check_hosts(const struct lab_stress_opts *so);
+/* $LAB_HOME/stress/ID */
+char *lab_stress_dir(const char *id);
 
-int cmd_stress(int argc, char **argv);
 
 #endif

@@ -4,7 +4,8 @@
  * whole --duration); then the parts' counts and titles are merged into
  * ID/stress.json. A part whose host dropped out goes on, from its own
  * stress.json, on a host whose part finished. */
-#include "jobs/stress.h"
+#include "jobs/stress_spread.h"
+#include "core/stress_report.h"
 #include "core/hosts.h"
 #include "core/owner.h"
 #include "jobs/spread.h"

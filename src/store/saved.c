@@ -1,4 +1,6 @@
-/* saved.c - see saved.h.
+/* saved.c - see saved.h. Only libvirt touches the host's files: the save
+ * and restore by path (libvirtd opens them there), the overlays and the
+ * manifest as volumes.
  *
  * Why virDomainSaveFlags and not snapshots: internal snapshots need every
  * disk in qcow2 (the seed and tests disks are raw ISO images) and keep the
@@ -11,18 +13,17 @@
  * instance (its domain names): the instance is part of the key through the
  * domain XML. */
 #include "store/saved.h"
-#include "build/image.h"
-#include "guests/instance.h"
+#include "store/store.h"
 #include "util/util.h"
-#include "virt/virt.h"
+#include "virt/conn.h"
 
-#include <errno.h>
-#include <libvirt/virterror.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#define KEY_CHARS 16
 
 char *lab_saved_key(const char *versions, const char *image,
 		    const char *networks, const struct lab_saved_input *guests,
@@ -41,7 +42,7 @@ char *lab_saved_key(const char *versions, const char *image,
 		lab_hash_str(h, guests[i].user_data);
 		lab_hash_str(h, guests[i].meta_data);
 	}
-	return lab_hash_finish(h, 16);
+	return lab_hash_finish(h, KEY_CHARS);
 }
 
 char *lab_saved_versions(virConnectPtr c, const char *domain_type)
@@ -52,15 +53,6 @@ char *lab_saved_versions(virConnectPtr c, const char *domain_type)
 	virConnectGetLibVersion(c, &lib);
 	return g_strdup_printf("libvirt %lu qemu %lu type %s", lib, hv,
 			       domain_type);
-}
-
-char *lab_saved_dir(const char *key)
-{
-	char *rel = g_build_filename("saved", key, NULL);
-	char *dir = lab_path(rel);
-
-	g_free(rel);
-	return dir;
 }
 
 long lab_saved_cap_mib(void)
@@ -80,12 +72,27 @@ long lab_saved_cap_mib(void)
 	return v;
 }
 
-static char *gfile(const char *dir, const char *guest, const char *suffix)
+char *lab_saved_name(const char *key, const char *guest, const char *suffix)
 {
-	char *base = g_strconcat(guest, suffix, NULL);
-	char *p = g_build_filename(dir, base, NULL);
+	if (!guest)
+		return g_strdup_printf("saved-%.*s%s", KEY_CHARS, key,
+				       suffix ? suffix : "");
+	return g_strdup_printf("saved-%.*s-%s%s", KEY_CHARS, key, guest,
+			       suffix ? suffix : "");
+}
 
-	g_free(base);
+char *lab_saved_use_text(const char *key)
+{
+	return g_strdup_printf("saved=%.*s\n", KEY_CHARS, key);
+}
+
+static char *saved_path(struct lab_store *st, const char *key,
+			const char *guest, const char *suffix)
+{
+	char *name = lab_saved_name(key, guest, suffix);
+	char *p = lab_store_path(st, name);
+
+	g_free(name);
 	return p;
 }
 
@@ -94,240 +101,171 @@ static char *disk_suffix(guint i)
 	return g_strdup_printf("-disk%u.qcow2", i);
 }
 
-static goffset file_size(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 ? (goffset)st.st_size : -1;
-}
-
 /* ---- check ---- */
 
-static char *check_guest(GKeyFile *kf, const char *dir, const char *guest)
+static char *check_guest(GKeyFile *kf, const char *key, const char *guest,
+			 gint64 (*size_of)(void *, const char *), void *arg)
 {
-	char *grp = g_strdup_printf("guest %s", guest);
-	char *state = gfile(dir, guest, ".state");
-	char *why = NULL;
-	gint64 want = g_key_file_get_int64(kf, grp, "state-size", NULL);
-	int n = g_key_file_get_integer(kf, grp, "scratch", NULL), i;
-	const char *const parts[] = { "-root.qcow2", "-seed.iso" };
+	char *grp = g_strdup_printf("guest %s", guest), *why = NULL, *name;
+	gint64 want = g_key_file_get_int64(kf, grp, "state-size", NULL), have;
+	int n = g_key_file_get_integer(kf, grp, "disks", NULL), i;
 
-	if (!g_key_file_has_group(kf, grp))
+	if (!g_key_file_has_group(kf, grp)) {
 		why = g_strdup_printf("guest %s is not in its manifest", guest);
-	else if (file_size(state) != want)
+		goto out;
+	}
+	name = lab_saved_name(key, guest, ".state");
+	have = size_of(arg, name);
+	if (have != want)
 		why = g_strdup_printf("%s is %" G_GINT64_FORMAT " bytes, the manifest says %"
 				      G_GINT64_FORMAT " (truncated or replaced)",
-				      state, (gint64)file_size(state), want);
-	for (i = 0; !why && i < (int)G_N_ELEMENTS(parts); i++) {
-		char *p = gfile(dir, guest, parts[i]);
+				      name, have, want);
+	g_free(name);
+	for (i = -1; !why && i < n; i++) {
+		char *suffix = i < 0 ? g_strdup("-root.qcow2") : disk_suffix((guint)i);
 
-		if (!lab_exists(p))
-			why = g_strdup_printf("%s is missing", p);
-		g_free(p);
-	}
-	for (i = 0; !why && i < n; i++) {
-		char *suffix = disk_suffix((guint)i);
-		char *p = gfile(dir, guest, suffix);
-
-		if (!lab_exists(p))
-			why = g_strdup_printf("frozen disk %s is missing", p);
-		g_free(p);
+		name = lab_saved_name(key, guest, suffix);
+		if (size_of(arg, name) < 0)
+			why = g_strdup_printf("frozen disk %s is missing", name);
+		g_free(name);
 		g_free(suffix);
 	}
+out:
 	g_free(grp);
-	g_free(state);
 	return why;
 }
 
-char *lab_saved_check(const char *dir, char **guests, bool *absent)
+char *lab_saved_check_manifest(const char *manifest, const char *key,
+			       char **guests,
+			       gint64 (*size_of)(void *arg, const char *name),
+			       void *arg)
 {
-	char *manifest = g_build_filename(dir, "manifest.ini", NULL);
 	GKeyFile *kf = g_key_file_new();
 	char *why = NULL, *format = NULL;
 	GError *e = NULL;
 
-	*absent = false;
-	if (!lab_exists(dir)) {
-		*absent = true;
-		why = g_strdup("nothing saved yet");
-	} else if (!g_key_file_load_from_file(kf, manifest, G_KEY_FILE_NONE, &e)) {
-		why = g_strdup_printf("%s: %s", manifest, e->message);
+	if (!g_key_file_load_from_data(kf, manifest, -1, G_KEY_FILE_NONE, &e)) {
+		why = g_strdup_printf("its manifest is not readable: %s", e->message);
 		g_error_free(e);
 	} else if (!(format = g_key_file_get_string(kf, "saved", "format", NULL)) ||
 		   strcmp(format, LAB_SAVED_FORMAT) != 0) {
-		why = g_strdup_printf("%s: format %s, this lab writes %s", manifest,
+		why = g_strdup_printf("its manifest says format %s, this lab writes %s",
 				      format ? format : "(none)", LAB_SAVED_FORMAT);
 	}
 	for (; !why && guests && *guests; guests++)
-		why = check_guest(kf, dir, *guests);
+		why = check_guest(kf, key, *guests, size_of, arg);
 	g_free(format);
-	g_free(manifest);
 	g_key_file_free(kf);
 	return why;
 }
 
-void lab_saved_discard(const char *dir, const char *why)
+static gint64 store_size(void *arg, const char *name)
 {
-	if (!lab_exists(dir))
-		return;
-	lab_info("saved state %s discarded: %s", dir, why);
-	lab_rm_rf(dir);
+	struct lab_store *st = arg;
+	virStorageVolPtr v = virStorageVolLookupByName(st->pool, name);
+	virStorageVolInfo vi;
+	gint64 n = -1;
+
+	if (v && virStorageVolGetInfo(v, &vi) == 0)
+		n = (gint64)vi.capacity;
+	if (v)
+		virStorageVolFree(v);
+	return n;
+}
+
+/* The manifest's text, or NULL when there is none. */
+static char *read_manifest(struct lab_store *st, const char *key)
+{
+	char *ok = lab_saved_name(key, NULL, ".ok");
+	char *tmp = lab_path("saved-manifest.tmp"), *local, *text = NULL;
+
+	local = g_strdup_printf("%s-%d-%p", tmp, (int)getpid(), (void *)g_thread_self());
+	if (lab_store_has(st, ok) && lab_store_fetch(st, ok, local) == 0 &&
+	    !g_file_get_contents(local, &text, NULL, NULL))
+		text = NULL;
+	unlink(local);
+	g_free(local);
+	g_free(tmp);
+	g_free(ok);
+	return text;
+}
+
+char *lab_saved_check(struct lab_store *st, const char *key, char **guests,
+		      bool *absent)
+{
+	char *base = lab_saved_name(key, NULL, NULL), *manifest, *why, *in;
+
+	*absent = false;
+	lab_store_refresh(st);
+	if (!(manifest = read_manifest(st, key))) {
+		*absent = true;
+		why = g_strdup_printf("no complete saved state %s on host %s", base,
+				      st->host);
+		g_free(base);
+		return why;
+	}
+	in = lab_saved_check_manifest(manifest, key, guests, store_size, st);
+	why = in ? g_strdup_printf("saved state %s on host %s: %s", base, st->host, in)
+		 : NULL;
+	g_free(in);
+	g_free(manifest);
+	g_free(base);
+	return why;
+}
+
+void lab_saved_discard(struct lab_store *st, const char *key, const char *why)
+{
+	char *base = lab_saved_name(key, NULL, NULL);
+	char *ok = lab_saved_name(key, NULL, ".ok");
+	GPtrArray *vols;
+	guint i;
+
+	lab_store_drop(st, ok); /* first: a half-deleted state is absent */
+	vols = lab_store_list(st, base);
+	for (i = 0; i < vols->len; i++)
+		lab_store_drop(st, ((struct lab_store_vol *)g_ptr_array_index(vols, i))->name);
+	if (why && vols->len)
+		lab_info("host %s: discarded saved state %s: %s", st->host, base, why);
+	g_ptr_array_free(vols, TRUE);
+	g_free(base);
+	g_free(ok);
 }
 
 /* ---- save ---- */
 
-struct move {
-	char *from, *to;
-};
-
-static int move_file(GArray *moves, const char *from, const char *to)
-{
-	struct move m;
-
-	if (rename(from, to) != 0) {
-		lab_err("cannot move %s to %s: %s", from, to, strerror(errno));
-		return -1;
-	}
-	m.from = g_strdup(from);
-	m.to = g_strdup(to);
-	g_array_append_val(moves, m);
-	return 0;
-}
-
-static void moves_undo(GArray *moves)
-{
-	guint i;
-
-	for (i = moves->len; i-- > 0;) {
-		struct move *m = &g_array_index(moves, struct move, i);
-
-		if (rename(m->to, m->from) != 0)
-			lab_err("cannot move %s back: %s", m->to, strerror(errno));
-	}
-}
-
-static void moves_free(GArray *moves)
-{
-	guint i;
-
-	for (i = 0; i < moves->len; i++) {
-		g_free(g_array_index(moves, struct move, i).from);
-		g_free(g_array_index(moves, struct move, i).to);
-	}
-	g_array_free(moves, TRUE);
-}
-
-static int copy_file(const char *from, const char *to)
-{
-	gchar *data = NULL;
-	gsize len = 0;
-	int rc;
-
-	if (!g_file_get_contents(from, &data, &len, NULL)) {
-		lab_err("cannot read %s", from);
-		return -1;
-	}
-	rc = lab_write_file(to, data, (gssize)len);
-	g_free(data);
-	return rc;
-}
-
-/* Move a guest's disks into the saved state; the seed is copied (small). */
-static int freeze_guest(const char *tmp, const struct lab_saved_guest *g,
-			GArray *moves)
-{
-	char *root = gfile(tmp, g->guest, "-root.qcow2");
-	char *seed = gfile(tmp, g->guest, "-seed.iso");
-	int rc = move_file(moves, g->f->overlay, root);
-	guint i;
-
-	if (rc == 0)
-		rc = copy_file(g->f->seed, seed);
-	for (i = 0; rc == 0 && i < g->f->scratch->len &&
-		    g_ptr_array_index(g->f->scratch, i); i++) {
-		char *suffix = disk_suffix(i);
-		char *p = gfile(tmp, g->guest, suffix);
-
-		rc = move_file(moves, g_ptr_array_index(g->f->scratch, i), p);
-		g_free(p);
-		g_free(suffix);
-	}
-	g_free(root);
-	g_free(seed);
-	return rc;
-}
-
-static guint n_scratch(const struct lab_saved_guest *g)
-{
-	guint n = 0;
-
-	while (n < g->f->scratch->len && g_ptr_array_index(g->f->scratch, n))
-		n++;
-	return n;
-}
-
-static int write_manifest(const char *tmp, const char *topology,
-			  struct lab_saved_guest *gs, guint n)
-{
-	GKeyFile *kf = g_key_file_new();
-	char *p = g_build_filename(tmp, "manifest.ini", NULL);
-	gchar *data;
-	gsize len;
-	guint i;
-	int rc;
-
-	g_key_file_set_string(kf, "saved", "format", LAB_SAVED_FORMAT);
-	g_key_file_set_string(kf, "saved", "topology", topology);
-	g_key_file_set_int64(kf, "saved", "created", (gint64)time(NULL));
-	for (i = 0; i < n; i++) {
-		char *grp = g_strdup_printf("guest %s", gs[i].guest);
-		char *state = gfile(tmp, gs[i].guest, ".state");
-
-		g_key_file_set_string(kf, grp, "domain", gs[i].domain);
-		g_key_file_set_int64(kf, grp, "state-size", (gint64)file_size(state));
-		g_key_file_set_integer(kf, grp, "scratch", (int)n_scratch(&gs[i]));
-		g_key_file_set_double(kf, grp, "boot-seconds", gs[i].boot_s);
-		g_free(grp);
-		g_free(state);
-	}
-	data = g_key_file_to_data(kf, &len, NULL);
-	rc = lab_write_file(p, data, (gssize)len);
-	g_free(data);
-	g_free(p);
-	g_key_file_free(kf);
-	return rc;
-}
-
-/* Put guests back as they were: those saved (0..saved-1) are restored from
- * their state files over their own disks, the others only paused. */
-static void save_rollback(virConnectPtr c, const char *tmp,
+/* Put the guests back as they were after a failed save: those saved
+ * (0..saved-1) are restored from their state, the others resumed; the
+ * state files go. */
+static void save_rollback(struct lab_store *st, virConnectPtr c, const char *key,
 			  struct lab_saved_guest *gs, guint n, guint saved)
 {
 	guint i;
 
 	for (i = 0; i < n; i++) {
+		char *state = saved_path(st, key, gs[i].guest, ".state");
 		virDomainPtr d;
 
 		if (i < saved) {
-			char *state = gfile(tmp, gs[i].guest, ".state");
-
 			if (!lab_interrupted &&
 			    virDomainRestoreFlags(c, state, NULL, VIR_DOMAIN_SAVE_RUNNING) != 0)
 				lab_err("cannot restore %s after a failed save: %s",
 					gs[i].guest, lab_virt_error());
-			g_free(state);
-			continue;
-		}
-		d = virDomainLookupByName(c, gs[i].domain);
-		if (d) {
+		} else if ((d = virDomainLookupByName(c, gs[i].domain))) {
 			virDomainResume(d);
 			virDomainFree(d);
 		}
+		g_free(state);
 	}
-	lab_rm_rf(tmp);
+	lab_store_refresh(st);
+	for (i = 0; i < saved; i++) {
+		char *name = lab_saved_name(key, gs[i].guest, ".state");
+
+		lab_store_drop(st, name);
+		g_free(name);
+	}
 }
 
-int lab_saved_pause_all(virConnectPtr c, struct lab_saved_guest *gs, guint n)
+static int pause_all(virConnectPtr c, struct lab_saved_guest *gs, guint n)
 {
 	guint i;
 
@@ -340,68 +278,94 @@ int lab_saved_pause_all(virConnectPtr c, struct lab_saved_guest *gs, guint n)
 		if (rc != 0) {
 			lab_err("cannot pause %s to save it: %s", gs[i].guest,
 				lab_virt_error());
-			return (int)i;
+			return -1;
 		}
 	}
-	return (int)n;
+	return 0;
 }
 
-static int save_one(virConnectPtr c, const char *tmp,
+static int save_one(struct lab_store *st, virConnectPtr c, const char *key,
 		    const struct lab_saved_guest *g)
 {
 	virDomainPtr d = virDomainLookupByName(c, g->domain);
-	char *state = gfile(tmp, g->guest, ".state");
+	char *state = saved_path(st, key, g->guest, ".state");
 	int rc = d ? virDomainSaveFlags(d, state, NULL, VIR_DOMAIN_SAVE_RUNNING) : -1;
 
 	if (rc != 0)
-		lab_err("cannot save %s (%s): %s", g->guest, state, lab_virt_error());
+		lab_err("host %s: cannot save %s (%s): %s", st->host, g->guest, state,
+			lab_virt_error());
 	if (d)
 		virDomainFree(d);
 	g_free(state);
 	return rc;
 }
 
-int lab_saved_save(virConnectPtr c, const char *dir, const char *topology,
-		   struct lab_saved_guest *gs, guint n)
+static guint n_disks(const struct lab_saved_guest *g)
 {
-	char *tmp = g_strdup_printf("%s.tmp-%d", dir, (int)getpid());
-	GArray *moves = g_array_new(FALSE, FALSE, sizeof(struct move));
-	int paused, rc = -1;
-	guint i, saved = 0;
+	guint n = 0;
 
-	lab_rm_rf(tmp);
-	if (lab_mkdir_p(tmp) != 0)
-		goto out;
-	paused = lab_saved_pause_all(c, gs, n);
-	if (paused < (int)n) {
-		save_rollback(c, tmp, gs, n, 0);
-		goto out;
+	while (g->disks && g->disks[n])
+		n++;
+	return n;
+}
+
+/* The manifest, written last: what a later check compares against. */
+static int write_manifest(struct lab_store *st, const char *key,
+			  const char *topology, struct lab_saved_guest *gs, guint n)
+{
+	GKeyFile *kf = g_key_file_new();
+	char *ok = lab_saved_name(key, NULL, ".ok");
+	char *local = g_strdup_printf("%s/saved-manifest.tmp-%d", lab_home(), (int)getpid());
+	gchar *data;
+	gsize len;
+	guint i;
+	int rc;
+
+	g_key_file_set_string(kf, "saved", "format", LAB_SAVED_FORMAT);
+	g_key_file_set_string(kf, "saved", "topology", topology);
+	g_key_file_set_int64(kf, "saved", "created", (gint64)time(NULL));
+	for (i = 0; i < n; i++) {
+		char *grp = g_strdup_printf("guest %s", gs[i].guest);
+		char *state = lab_saved_name(key, gs[i].guest, ".state");
+
+		g_key_file_set_string(kf, grp, "domain", gs[i].domain);
+		g_key_file_set_int64(kf, grp, "state-size", store_size(st, state));
+		g_key_file_set_integer(kf, grp, "disks", (int)n_disks(&gs[i]));
+		g_key_file_set_double(kf, grp, "boot-seconds", gs[i].boot_s);
+		g_free(grp);
+		g_free(state);
+	}
+	data = g_key_file_to_data(kf, &len, NULL);
+	rc = lab_write_file(local, data, (gssize)len) == 0 &&
+	     lab_store_put(st, local, ok) == 0 ? 0 : -1;
+	unlink(local);
+	g_free(data);
+	g_free(local);
+	g_free(ok);
+	g_key_file_free(kf);
+	return rc;
+}
+
+int lab_saved_save(struct lab_store *st, virConnectPtr c, const char *key,
+		   const char *topology, struct lab_saved_guest *gs, guint n)
+{
+	guint saved = 0;
+
+	if (pause_all(c, gs, n) != 0) {
+		save_rollback(st, c, key, gs, n, 0);
+		return -1;
 	}
 	for (; saved < n && !lab_interrupted; saved++)
-		if (save_one(c, tmp, &gs[saved]) != 0)
+		if (save_one(st, c, key, &gs[saved]) != 0)
 			break;
-	for (i = 0; saved == n && i < n; i++)
-		if (freeze_guest(tmp, &gs[i], moves) != 0)
-			break;
-	if (saved < n || i < n || lab_interrupted ||
-	    write_manifest(tmp, topology, gs, n) != 0) {
-		moves_undo(moves);
-		save_rollback(c, tmp, gs, n, saved);
-		goto out;
+	/* the state files appear as volumes once the pool looks again */
+	if (saved < n || lab_interrupted || lab_store_refresh(st) != 0 ||
+	    write_manifest(st, key, topology, gs, n) != 0) {
+		save_rollback(st, c, key, gs, n, saved);
+		return -1;
 	}
-	lab_rm_rf(dir);
-	if (rename(tmp, dir) != 0) {
-		lab_err("cannot commit %s: %s", dir, strerror(errno));
-		moves_undo(moves);
-		save_rollback(c, tmp, gs, n, n);
-		goto out;
-	}
-	rc = 0;
-	lab_saved_enforce_cap(dir);
-out:
-	moves_free(moves);
-	g_free(tmp);
-	return rc;
+	lab_saved_touch(st, key);
+	return 0;
 }
 
 /* ---- restore ---- */
@@ -429,120 +393,164 @@ char *lab_saved_xml_for(virConnectPtr c, const char *state, const char *xml)
 	return out;
 }
 
-static int new_overlays(const char *dir, const struct lab_saved_guest *g)
+static int own_over_frozen(struct lab_store *st, const char *key,
+			   const struct lab_saved_guest *g)
 {
-	char *root = gfile(dir, g->guest, "-root.qcow2");
-	char *seed = gfile(dir, g->guest, "-seed.iso");
+	char *root = saved_path(st, key, g->guest, "-root.qcow2");
+	int rc = lab_store_qcow2(st, g->root, root, 0);
 	guint i;
-	int rc;
 
-	unlink(g->f->overlay);
-	rc = lab_qcow2_create(g->f->overlay, root, 0);
-	if (rc == 0)
-		rc = copy_file(seed, g->f->seed);
-	for (i = 0; rc == 0 && i < n_scratch(g); i++) {
+	for (i = 0; rc == 0 && i < n_disks(g); i++) {
 		char *suffix = disk_suffix(i);
-		char *frozen = gfile(dir, g->guest, suffix);
-		const char *p = g_ptr_array_index(g->f->scratch, i);
+		char *frozen = saved_path(st, key, g->guest, suffix);
 
-		unlink(p);
-		rc = lab_qcow2_create(p, frozen, 0);
+		rc = lab_store_qcow2(st, g->disks[i], frozen, 0);
 		g_free(frozen);
 		g_free(suffix);
 	}
 	g_free(root);
-	g_free(seed);
 	return rc;
 }
 
-int lab_saved_restore(virConnectPtr c, const char *dir,
+int lab_saved_restore(struct lab_store *st, virConnectPtr c, const char *key,
 		      const struct lab_saved_guest *g)
 {
-	char *state = gfile(dir, g->guest, ".state");
-	char *used = g_build_filename(dir, "last-used", NULL);
+	char *state = saved_path(st, key, g->guest, ".state");
 	char *xml = NULL;
 	int rc = -1;
 
-	if (new_overlays(dir, g) != 0)
-		goto out;
-	if (!(xml = lab_saved_xml_for(c, state, g->xml)))
+	if (own_over_frozen(st, key, g) != 0 ||
+	    !(xml = lab_saved_xml_for(c, state, g->xml)))
 		goto out;
 	if (virDomainRestoreFlags(c, state, xml, VIR_DOMAIN_SAVE_RUNNING) != 0) {
-		lab_err("cannot restore %s from %s: %s", g->guest, state,
-			lab_virt_error());
+		lab_err("host %s: cannot restore %s from %s: %s", st->host, g->guest,
+			state, lab_virt_error());
 		goto out;
 	}
-	lab_write_file(used, "", 0); /* its mtime orders the cache's eviction */
 	rc = 0;
 out:
 	g_free(state);
-	g_free(used);
 	g_free(xml);
 	return rc;
 }
 
-/* ---- the cache's bound ---- */
-
-bool lab_saved_in_use(const char *dir)
+void lab_saved_touch(struct lab_store *st, const char *key)
 {
-	char *needle = g_strdup_printf("saved-dir=%s\n", dir);
-	bool used = lab_inst_any_uses(needle);
+	char *used = lab_saved_name(key, NULL, ".used");
 
-	g_free(needle);
-	return used;
+	lab_store_touch(st, used);
+	g_free(used);
 }
 
-struct entry {
-	char *dir;
-	goffset bytes;
-	gint64 used;
-};
+/* ---- the cap ---- */
 
-static gint by_use(gconstpointer a, gconstpointer b)
+static void entry_free(gpointer p)
 {
-	const struct entry *x = a, *y = b;
+	struct lab_saved_entry *e = p;
 
-	return (x->used > y->used) - (x->used < y->used);
+	g_free(e->key);
+	g_free(e);
 }
 
-void lab_saved_enforce_cap(const char *keep)
+static struct lab_saved_entry *entry_of(GPtrArray *out, const char *key)
 {
-	long cap = lab_saved_cap_mib();
-	char *root = lab_path("saved");
-	GDir *d = g_dir_open(root, 0, NULL);
-	GArray *all = g_array_new(FALSE, FALSE, sizeof(struct entry));
-	goffset total = 0;
-	const char *name;
+	struct lab_saved_entry *e;
 	guint i;
 
-	while (d && (name = g_dir_read_name(d))) {
-		struct entry e;
-		char *used;
-		struct stat st;
-
-		if (strstr(name, ".tmp-"))
-			continue;
-		e.dir = g_build_filename(root, name, NULL);
-		e.bytes = lab_du(e.dir);
-		used = g_build_filename(e.dir, "last-used", NULL);
-		e.used = stat(used, &st) == 0 ? (gint64)st.st_mtime : 0;
-		g_free(used);
-		total += e.bytes;
-		g_array_append_val(all, e);
+	for (i = 0; i < out->len; i++) {
+		e = g_ptr_array_index(out, i);
+		if (!strcmp(e->key, key))
+			return e;
 	}
-	g_array_sort(all, by_use);
-	for (i = 0; i < all->len && total > (goffset)cap << 20; i++) {
-		struct entry *e = &g_array_index(all, struct entry, i);
+	e = g_new0(struct lab_saved_entry, 1);
+	e->key = g_strdup(key);
+	g_ptr_array_add(out, e);
+	return e;
+}
 
-		if ((keep && strcmp(e->dir, keep) == 0) || lab_saved_in_use(e->dir))
+GPtrArray *lab_saved_list(struct lab_store *st, lab_in_use_fn in_use)
+{
+	GPtrArray *vols = lab_store_list(st, "saved-");
+	GPtrArray *out = g_ptr_array_new_with_free_func(entry_free);
+	guint i;
+
+	for (i = 0; i < vols->len; i++) {
+		const struct lab_store_vol *v = g_ptr_array_index(vols, i);
+		const char *rest = v->name + strlen("saved-");
+		char *key;
+		struct lab_saved_entry *e;
+
+		if (strlen(rest) < KEY_CHARS)
 			continue;
-		lab_saved_discard(e->dir, "over the saved-state cap (LAB_SAVED_MAX_MB)");
-		total -= e->bytes;
+		key = g_strndup(rest, KEY_CHARS);
+		e = entry_of(out, key);
+		e->bytes += v->bytes;
+		if (!strcmp(rest + KEY_CHARS, ".ok"))
+			e->complete = true;
+		/* the last use is .used's time, else the manifest's */
+		if (!strcmp(rest + KEY_CHARS, ".used") ||
+		    (!strcmp(rest + KEY_CHARS, ".ok") && !e->used))
+			e->used = MAX(e->used, v->mtime);
+		g_free(key);
 	}
-	for (i = 0; i < all->len; i++)
-		g_free(g_array_index(all, struct entry, i).dir);
-	g_array_free(all, TRUE);
-	if (d)
-		g_dir_close(d);
-	g_free(root);
+	for (i = 0; i < out->len && in_use; i++) {
+		struct lab_saved_entry *e = g_ptr_array_index(out, i);
+		char *text = lab_saved_use_text(e->key);
+
+		e->in_use = in_use(text);
+		g_free(text);
+	}
+	g_ptr_array_free(vols, TRUE);
+	return out;
+}
+
+GArray *lab_saved_over_cap(GPtrArray *entries, long cap_mib, const char *keep)
+{
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(guint));
+	unsigned long long total = 0, cap = (unsigned long long)cap_mib << 20;
+	guint i;
+
+	for (i = 0; i < entries->len; i++)
+		total += ((struct lab_saved_entry *)g_ptr_array_index(entries, i))->bytes;
+	while (total > cap) {
+		const struct lab_saved_entry *best = NULL;
+		guint bi = 0, j;
+
+		for (i = 0; i < entries->len; i++) {
+			const struct lab_saved_entry *e = g_ptr_array_index(entries, i);
+			bool taken = false;
+
+			for (j = 0; j < out->len; j++)
+				taken |= g_array_index(out, guint, j) == i;
+			if (taken || !e->complete || e->in_use ||
+			    (keep && !strncmp(e->key, keep, KEY_CHARS)))
+				continue;
+			if (!best || e->used < best->used) {
+				best = e;
+				bi = i;
+			}
+		}
+		if (!best)
+			break;
+		g_array_append_val(out, bi);
+		total -= best->bytes;
+	}
+	return out;
+}
+
+void lab_saved_enforce_cap(struct lab_store *st, const char *keep,
+			   lab_in_use_fn in_use)
+{
+	GPtrArray *all = lab_saved_list(st, in_use);
+	GArray *evict = lab_saved_over_cap(all, lab_saved_cap_mib(), keep);
+	guint i;
+
+	for (i = 0; i < evict->len; i++) {
+		const struct lab_saved_entry *e =
+			g_ptr_array_index(all, g_array_index(evict, guint, i));
+
+		lab_saved_discard(st, e->key, "over the saved-state cap (LAB_SAVED_MAX_MB)");
+	}
+	g_array_free(evict, TRUE);
+	g_ptr_array_free(all, TRUE);
 }

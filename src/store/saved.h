@@ -1,15 +1,21 @@
-/* saved.h - saved ready state: the guests of a topology saved through
+/* saved.h - the saved ready state: a topology's guests saved through
  * libvirt (virDomainSaveFlags) at the moment all of them were first ready,
- * with frozen copies of their disks, so that `lab up` and a guest's restart
- * restore memory and disks that belong together in seconds instead of
- * booting for minutes.
+ * with their disks frozen, so `lab up` and a guest's restart restore memory
+ * and disks that belong together in seconds instead of booting for minutes.
  *
- * $LAB_HOME/saved/KEY/ holds per guest NAME.state (QEMU's migration stream
- * plus libvirt's header), NAME-root.qcow2 and NAME-diskN.qcow2 (the frozen
- * overlays, never written again: each restore puts a new overlay on top),
- * NAME-seed.iso, and manifest.ini. KEY hashes everything that shaped the
- * state (see lab_saved_key); a directory appears under its name only when
- * complete (written as KEY.tmp-PID, renamed). */
+ * It lives in a host's store (store.h), every file a volume. For the state
+ * with key KEY (K: its first 16 hex digits), per guest G:
+ *   saved-K-G.state        QEMU's migration stream with libvirt's header
+ *   saved-K-G-root.qcow2   the frozen root overlay (never written again:
+ *   saved-K-G-diskN.qcow2  every restore puts the instance's own qcow2
+ *                          on top), and the frozen scratch disks
+ * and the manifest saved-K.ok, written last (a state without it is not
+ * there), and saved-K.used, touched by every `lab up` that restores it
+ * (least recently used goes first when the cap is reached).
+ *
+ * A guest that is to be saved boots on the -root/-disk volumes themselves,
+ * recorded as its instance's own until the manifest is there, so a save
+ * that never finished is removed by `lab down`. */
 #ifndef LAB_SAVED_H
 #define LAB_SAVED_H
 
@@ -17,19 +23,13 @@
 #include <libvirt/libvirt.h>
 #include <glib.h>
 
-/* Bump when the saved layout or what a ready guest is changes. */
-#define LAB_SAVED_FORMAT "lab-saved-1"
-/* Default cap of $LAB_HOME/saved in MiB; LAB_SAVED_MAX_MB overrides, 0
- * turns saving off. */
-#define LAB_SAVED_MAX_MB_DEFAULT 8192
+struct lab_store;
 
-/* A guest's files in the instance directory. */
-struct lab_guest_files {
-	char *overlay;      /* root disk: qcow2 over the base or a frozen overlay */
-	char *seed;         /* NoCloud seed ISO */
-	char *console;      /* serial log */
-	GPtrArray *scratch; /* char *: extra disks, NULL-terminated once made */
-};
+/* Bump when the saved layout or what a ready guest is changes. */
+#define LAB_SAVED_FORMAT "lab-saved-2"
+/* Default cap of a store's saved states in MiB; LAB_SAVED_MAX_MB
+ * overrides, 0 turns saving off. */
+#define LAB_SAVED_MAX_MB_DEFAULT 8192
 
 /* What shaped one guest's ready state. The domain XML is the one lab
  * creates the guest from (owner tag left out): it holds the domain and
@@ -51,49 +51,75 @@ char *lab_saved_key(const char *versions, const char *image,
 /* "libvirt 9000000 qemu 7002000 type qemu": part of the key, so a state
  * saved by another libvirt or QEMU is never restored. */
 char *lab_saved_versions(virConnectPtr c, const char *domain_type);
-
-char *lab_saved_dir(const char *key);
 /* The cap in MiB (LAB_SAVED_MAX_MB or the default); 0: saving off. */
 long lab_saved_cap_mib(void);
 
-/* NULL when DIR holds a complete saved state for these guests, else why
- * not (missing, truncated state file, missing frozen disk, other format);
- * *absent is set when there is simply nothing saved. */
-char *lab_saved_check(const char *dir, char **guests, bool *absent);
-/* Remove a saved state (a corrupt one, or for `lab up --fresh`). */
-void lab_saved_discard(const char *dir, const char *why);
+/* Name of a volume of state KEY: "saved-K-GUEST" SUFFIX; GUEST NULL:
+ * "saved-K" SUFFIX. */
+char *lab_saved_name(const char *key, const char *guest, const char *suffix);
 
 /* One guest of a save or restore. */
 struct lab_saved_guest {
-	const char *guest;          /* topology name */
-	const char *domain;         /* libvirt name */
-	const char *xml;            /* domain XML with the owner tag */
-	struct lab_guest_files *f;  /* its files in the instance directory */
-	double boot_s;              /* seconds to ready on the fresh boot */
+	const char *guest;   /* topology name */
+	const char *domain;  /* libvirt name */
+	const char *xml;     /* domain XML with the owner tag */
+	const char *root;    /* its own root qcow2 (volume name) */
+	char *const *disks;  /* its own scratch disks (names), NULL-terminated */
+	double boot_s;       /* seconds to ready on the fresh boot */
 };
 
+/* NULL when MANIFEST (the text of saved-K.ok) describes a complete state
+ * for GUESTS whose volumes are as large as it says (SIZE_OF: bytes of a
+ * volume, -1 when missing), else why not. Pure. */
+char *lab_saved_check_manifest(const char *manifest, const char *key,
+			       char **guests,
+			       gint64 (*size_of)(void *arg, const char *name),
+			       void *arg);
+/* NULL when the store holds a complete state KEY for GUESTS, else why
+ * not; *absent when there is simply none. */
+char *lab_saved_check(struct lab_store *st, const char *key, char **guests,
+		      bool *absent);
+/* Delete every volume of state KEY, the manifest first. */
+void lab_saved_discard(struct lab_store *st, const char *key, const char *why);
 /* Pause every guest (one consistent point: all ready, nothing mounted),
- * save each, move their disks into a new saved state at DIR and commit it.
- * On success every domain is stopped (restore them with
- * lab_saved_restore). On failure the guests run on as before and nothing
- * is left in the cache; -1 with the reason printed. */
-int lab_saved_save(virConnectPtr c, const char *dir, const char *topology,
-		   struct lab_saved_guest *gs, guint n);
-/* Restore one guest from DIR: a new overlay on the frozen disks, the seed,
- * then virDomainRestoreFlags with its XML (same name and UUID as saved, so
+ * save each, write the manifest. The guests' disks must be the state's
+ * own volumes. On success the domains are stopped; on failure they run on
+ * as before and no manifest exists; -1 with the reason printed. */
+int lab_saved_save(struct lab_store *st, virConnectPtr c, const char *key,
+		   const char *topology, struct lab_saved_guest *gs, guint n);
+/* Restore one guest: its own qcow2 over the frozen volumes, then
+ * virDomainRestoreFlags with its XML (same name and UUID as saved, so
  * libvirt accepts it; console and owner tag are this run's). The guest
  * runs when 0 is returned; the caller sets its clock and pings it. */
-int lab_saved_restore(virConnectPtr c, const char *dir,
+int lab_saved_restore(struct lab_store *st, virConnectPtr c, const char *key,
 		      const struct lab_saved_guest *g);
-/* Pause every guest for a consistent save; the number paused (n: all). */
-int lab_saved_pause_all(virConnectPtr c, struct lab_saved_guest *gs, guint n);
+/* KEY was restored now (the cap evicts the least recently used). */
+void lab_saved_touch(struct lab_store *st, const char *key);
+
+/* One saved state of a store, for the cap and `lab cache`. */
+struct lab_saved_entry {
+	char *key;          /* K */
+	unsigned long long bytes;
+	gint64 used;        /* last restore (or save), seconds since the epoch */
+	bool complete;      /* its manifest is there */
+	bool in_use;        /* an instance runs on it */
+};
+/* Whether an instance names TEXT in its state (guests/instance.h). */
+typedef bool (*lab_in_use_fn)(const char *text);
+/* The text an instance's state holds while it runs on state KEY. */
+char *lab_saved_use_text(const char *key);
+/* The saved states of a store; in_use from IN_USE. */
+GPtrArray *lab_saved_list(struct lab_store *st, lab_in_use_fn in_use);
+/* Which of ENTRIES to evict so the rest fit CAP_MIB: least recently used
+ * first, never KEEP, one in use or one not complete. Pure: indexes into
+ * ENTRIES, in eviction order. */
+GArray *lab_saved_over_cap(GPtrArray *entries, long cap_mib, const char *keep);
+/* Evict what lab_saved_over_cap names. */
+void lab_saved_enforce_cap(struct lab_store *st, const char *keep,
+			   lab_in_use_fn in_use);
+
 /* XML for virDomainRestoreFlags: XML with the UUID that the state file
  * STATE (a path on the guests' host) was saved under. NULL with a message. */
 char *lab_saved_xml_for(virConnectPtr c, const char *state, const char *xml);
-/* Evict least recently used saved states (never KEEP, never one an
- * instance uses) until the total fits the cap. */
-void lab_saved_enforce_cap(const char *keep);
-/* An instance under $LAB_HOME/instances names DIR in its state. */
-bool lab_saved_in_use(const char *dir);
 
 #endif

@@ -551,3 +551,27 @@ char *lab_tail(const char *path, int n)
 	g_free(data);
 	return res;
 }
+
+size_t lab_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t *prev = g_new(size_t, lb + 1), *cur = g_new(size_t, lb + 1), *t, d;
+
+	for (j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			cur[j] = MIN(MIN(prev[j] + 1, cur[j - 1] + 1), sub);
+		}
+		t = prev;
+		prev = cur;
+		cur = t;
+	}
+	d = prev[lb];
+	g_free(prev);
+	g_free(cur);
+	return d;
+}

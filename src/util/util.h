@@ -86,6 +86,9 @@ void lab_phase_summary(void);
 /* The phases so far on one line: "build 0.1 s, up (baseline) 7.2 s". */
 char *lab_phase_text(void);
 
+/* Levenshtein distance: how far a typo is from a known name. */
+size_t lab_edit_distance(const char *a, const char *b);
+
 /* Last n lines of a file, for error messages naming the cause. */
 char *lab_tail(const char *path, int n);
 

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <glib.h>
 
+#include "cli/opts.h"
+
 int lab_dispatch(int argc, char **argv);
 
 /* Run lab_dispatch with stdout/stderr captured into one string. */
@@ -62,6 +64,7 @@ static void expect(int want_rc, const char *needle, int argc, ...)
 	case 2: rc = run(&out, 2, argv[0], argv[1]); break;
 	case 3: rc = run(&out, 3, argv[0], argv[1], argv[2]); break;
 	case 4: rc = run(&out, 4, argv[0], argv[1], argv[2], argv[3]); break;
+	case 5: rc = run(&out, 5, argv[0], argv[1], argv[2], argv[3], argv[4]); break;
 	default: fail_msg("arity"); return;
 	}
 	if (rc != want_rc)
@@ -95,15 +98,18 @@ static void test_version(void **s)
 static void test_unknown_command(void **s)
 {
 	(void)s;
-	expect(2, "unknown command 'frobnicate'", 2, "lab", "frobnicate");
+	expect(2, "unknown command 'frobnicate' (`lab help` lists them)", 2, "lab",
+	       "frobnicate");
+	expect(2, "unknown command 'stauts': did you mean 'status'?", 2, "lab", "stauts");
 }
 
 static void test_build_args(void **s)
 {
 	(void)s;
-	expect(2, "name one variant", 2, "lab", "build");
+	expect(2, "build: missing baseline|patched|all", 2, "lab", "build");
 	expect(2, "unknown variant 'mainline'", 3, "lab", "build", "mainline");
-	expect(2, "unknown option --fast", 3, "lab", "build", "--fast");
+	expect(2, "build: bad argument '--fast'", 3, "lab", "build", "--fast");
+	expect(2, "unknown variant 'isolate-999'", 3, "lab", "build", "isolate-999");
 	expect(0, "baseline|patched|all", 3, "lab", "build", "--help");
 }
 
@@ -112,11 +118,15 @@ static void test_up_args(void **s)
 	(void)s;
 	expect(2, "--kernel takes baseline or patched", 4, "lab", "up",
 	       "--kernel", "stock");
-	expect(2, "--accel takes auto, tcg or kvm", 4, "lab", "up", "--accel",
-	       "hvf");
-	expect(2, "bad argument '--nope'", 3, "lab", "up", "--nope");
-	expect(2, "whole number of seconds", 4, "lab", "up", "--timeout", "0");
-	expect(2, "whole number of seconds", 4, "lab", "up", "--timeout", "5s");
+	expect(2, "--accel takes one of its values, not 'hvf'", 4, "lab", "up",
+	       "--accel", "hvf");
+	expect(2, "up: bad argument '--nope'", 3, "lab", "up", "--nope");
+	expect(2, "--timeout needs a whole number 1..86400", 4, "lab", "up",
+	       "--timeout", "0");
+	expect(2, "--timeout needs a whole number 1..86400", 4, "lab", "up",
+	       "--timeout", "5s");
+	expect(2, "--guests takes a list A,B", 4, "lab", "up", "--guests", "a,,b");
+	expect(2, "--topology needs a value", 3, "lab", "up", "-t");
 }
 
 static void test_up_bad_topology(void **s)
@@ -128,29 +138,40 @@ static void test_up_bad_topology(void **s)
 	expect(2, "no-such-topology.ini", 4, "lab", "up", "-t", "no-such-topology");
 }
 
-/* Every command in the table answers --help with its usage (exit 0). */
+/* The whole table: every command answers -h and --help with its usage
+ * (exit 0), and refuses an unknown option with a usage error (exit 2)
+ * that points at its --help. */
 static void test_every_command_has_help(void **s)
 {
 	static const char *const cmds[] = {
-		"build", "check-series", "image", "up", "down", "restart", "status",
-		"console", "exec", "run", "stress", "interop", "review", "isolate",
-		"report", "compare", "cache", "check-topology",
+		"build", "check-series", "image", "check-topology", "up", "down",
+		"restart", "status", "console", "exec", "run", "interop", "stress",
+		"review", "isolate", "report", "compare", "hosts", "cache",
 	};
 	size_t i;
 
 	(void)s;
-	for (i = 0; i < G_N_ELEMENTS(cmds); i++)
-		expect(0, "usage: lab", 3, "lab", cmds[i], "--help");
+	for (i = 0; i < G_N_ELEMENTS(cmds); i++) {
+		char *want = g_strdup_printf("usage: lab %s", cmds[i]);
+		char *hint = g_strdup_printf("`lab %s --help`", cmds[i]);
+
+		expect(0, want, 3, "lab", cmds[i], "--help");
+		expect(0, want, 3, "lab", cmds[i], "-h");
+		expect(2, hint, 3, "lab", cmds[i], "--no-such-option");
+		g_free(want);
+		g_free(hint);
+	}
 }
 
 static void test_bad_numbers(void **s)
 {
 	(void)s;
-	expect(2, "whole number", 4, "lab", "run", "--duration", "10x");
-	expect(2, "whole number", 4, "lab", "review", "--duration", "-5");
-	expect(2, "usage: lab exec", 4, "lab", "exec", "--timeout", "abc");
-	expect(2, "bad argument", 4, "lab", "stress", "--loops", "many");
-	expect(2, "--keep", 4, "lab", "cache", "prune", "--keep");
+	expect(2, "--duration needs a whole number", 4, "lab", "run", "--duration", "10x");
+	expect(2, "--duration needs a whole number", 4, "lab", "review", "--duration", "-5");
+	expect(2, "--timeout needs a whole number", 4, "lab", "exec", "--timeout", "abc");
+	expect(2, "--loops needs a whole number", 4, "lab", "stress", "--loops", "many");
+	expect(2, "--duration needs seconds", 4, "lab", "stress", "--duration", "8 h");
+	expect(2, "--keep needs a value", 4, "lab", "cache", "prune", "--keep");
 }
 
 /* check-topology loads and validates only: a summary, or the error. */
@@ -164,7 +185,7 @@ static void test_check_topology(void **s)
 	       "check-topology", "tests/unit/topologies/duplicate-address.ini");
 	expect(2, "no-such-topology.ini", 3, "lab", "check-topology",
 	       "no-such-topology");
-	expect(2, "unknown option --fast", 3, "lab", "check-topology", "--fast");
+	expect(2, "check-topology: bad argument '--fast'", 3, "lab", "check-topology", "--fast");
 	expect(0, "usage: lab check-topology", 3, "lab", "check-topology", "--help");
 	expect(0, "check-topology", 2, "lab", "help");
 }
@@ -183,10 +204,48 @@ static void test_bad_environment(void **s)
 static void test_exec_console_args(void **s)
 {
 	(void)s;
-	expect(2, "usage: lab exec", 3, "lab", "exec", "smoke");
-	expect(2, "usage: lab exec", 4, "lab", "exec", "smoke", "uname");
-	expect(2, "usage: lab console", 2, "lab", "console");
-	expect(2, "usage: lab check-series", 3, "lab", "check-series", "--x");
+	expect(2, "exec: missing GUEST -- COMMAND", 3, "lab", "exec", "smoke");
+	expect(2, "exec: missing GUEST -- COMMAND", 4, "lab", "exec", "smoke", "uname");
+	/* without "--" an option of the command is an option of lab's */
+	expect(2, "exec: bad argument '-r'", 5, "lab", "exec", "smoke", "uname", "-r");
+	expect(2, "console: missing GUEST", 2, "lab", "console");
+	expect(2, "check-series: bad argument '--x'", 3, "lab", "check-series", "--x");
+	expect(2, "hosts: too many arguments", 5, "lab", "hosts", "sync", "a", "b");
+}
+
+/* A command that needs the instance up says so, and only then: nothing
+ * is up in the unit tests' empty LAB_HOME. */
+static void test_not_up(void **s)
+{
+	(void)s;
+	expect(1, "instance 'unit' is not up: run `lab up`", 2, "lab", "status");
+	expect(1, "instance 'unit' is not up: run `lab up`", 2, "lab", "run");
+	expect(1, "instance 'unit' is not up: run `lab up`", 3, "lab", "restart", "smoke");
+	expect(2, "interop: --vers: '5' is none of 3, 4.0, 4.1, 4.2", 4, "lab",
+	       "interop", "--vers", "5");
+	expect(2, "interop: --groups: 'basics' is none of", 4, "lab", "interop",
+	       "--groups", "basics");
+	expect(2, "isolate: '999' is not a seed", 3, "lab", "isolate", "999");
+}
+
+/* Durations as stress takes them: seconds, or a number with s, m or h. */
+static void test_durations(void **s)
+{
+	static const struct {
+		const char *in;
+		long secs;
+	} table[] = {
+		{ "90", 90 }, { "90s", 90 }, { "30m", 1800 }, { "8h", 28800 },
+		{ "0", -1 }, { "-5", -1 }, { "8 h", -1 }, { "8d", -1 }, { "h", -1 },
+		{ "", -1 }, { "1.5h", -1 }, { "99999999999", -1 },
+	};
+	size_t i;
+
+	(void)s;
+	for (i = 0; i < G_N_ELEMENTS(table); i++)
+		if (lab_opts_duration(table[i].in) != table[i].secs)
+			fail_msg("'%s': %ld, want %ld", table[i].in,
+				 lab_opts_duration(table[i].in), table[i].secs);
 }
 
 int main(void)
@@ -204,6 +263,8 @@ int main(void)
 		cmocka_unit_test(test_bad_environment),
 		cmocka_unit_test(test_every_command_has_help),
 		cmocka_unit_test(test_bad_numbers),
+		cmocka_unit_test(test_not_up),
+		cmocka_unit_test(test_durations),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/report.h"
-#include "jobs/review.h"
+#include "core/compare.h"
 #include "util/util.h"
 
 #define S(v, sig, all, oth) { .verdict = v, .signature = sig, .all_pass = all, .other = oth }

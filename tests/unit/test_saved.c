@@ -1,8 +1,9 @@
 /* test_saved.c - the saved ready state's key changes with everything that
  * shaped a ready guest (kernel, image, topology, cloud-init seed, libvirt
  * and QEMU versions, format) and with nothing else (a changed test
- * program); a damaged saved state is refused with its reason; the cache
- * cap evicts the least recently used state, never one in use. */
+ * program); a damaged saved state is refused with its reason (its
+ * manifest against the store's volumes); the cap evicts the least recently
+ * used state, never one in use or being saved. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <utime.h>
 
 #include "virt/domxml.h"
 #include "store/saved.h"
@@ -41,13 +41,13 @@ static char *key_of(const struct variant *v)
 	struct lab_domain_spec s = {
 		.name = "lab-a", .type = "qemu", .memory_mib = v->memory,
 		.vcpus = 1, .kernel = v->kernel, .cmdline = v->cmdline,
-		.root_disk = "/h/instances/lab/a-root.qcow2",
-		.seed_iso = "/h/instances/lab/a-seed.iso",
-		/* the instance's link to the tests disk: the same path
-		 * whatever the tests are */
-		.tests_iso = "/h/instances/lab/tests.iso",
+		.root_disk = "/h/store/lab-a-root.qcow2",
+		.seed_iso = "/h/store/seed-0123456789abcdef.iso",
+		/* the instance's own tests disk: the same path whatever the
+		 * tests are */
+		.tests_iso = "/h/store/lab-tests.iso",
 		.network = "lab-lab0", .mac = "52:54:00:00:00:01",
-		.console_log = "/h/instances/lab/consoles/a.log",
+		.console_log = "/h/store/lab-a-console.log",
 	};
 	char *xml = lab_domain_xml(&s);
 	struct lab_saved_input in = { "a", xml, v->user_data,
@@ -122,119 +122,122 @@ static void test_key_instance(void **st)
 	g_free(k2);
 }
 
-static void put(const char *dir, const char *name, const char *data)
+/* Volume sizes of a fake store: NAME=SIZE lines. */
+static gint64 fake_size(void *arg, const char *name)
 {
-	char *p = g_build_filename(dir, name, NULL);
+	char *needle = g_strdup_printf("\n%s=", name);
+	const char *p = strstr(arg, needle);
+	gint64 n = p ? g_ascii_strtoll(p + strlen(needle), NULL, 10) : -1;
 
-	assert_int_equal(lab_write_file(p, data, -1), 0);
-	g_free(p);
-}
-
-static char *fake_saved(const char *root, const char *key, const char *state)
-{
-	char *dir = g_build_filename(root, "saved", key, NULL);
-
-	lab_mkdir_p(dir);
-	put(dir, "manifest.ini", "[saved]\nformat=" LAB_SAVED_FORMAT "\n"
-	      "[guest a]\nstate-size=5\nscratch=1\n");
-	put(dir, "a.state", state);
-	put(dir, "a-root.qcow2", "q");
-	put(dir, "a-seed.iso", "s");
-	put(dir, "a-disk0.qcow2", "d");
-	return dir;
+	g_free(needle);
+	return n;
 }
 
 static void test_check(void **st)
 {
-	const char *home = getenv("LAB_HOME");
-	char *names[] = { "a", NULL };
-	char *dir = fake_saved(home, "k1", "12345"), *why, *p;
-	bool absent;
+	const char *key = "0123456789abcdef";
+	const char *good = "[saved]\nformat=" LAB_SAVED_FORMAT "\n"
+			   "[guest a]\nstate-size=5\ndisks=1\n";
+	const char *vols = "\nsaved-0123456789abcdef-a.state=5"
+			   "\nsaved-0123456789abcdef-a-root.qcow2=1"
+			   "\nsaved-0123456789abcdef-a-disk0.qcow2=1\n";
+	char *names[] = { "a", NULL }, *why, *v;
 
 	(void)st;
-	assert_null(lab_saved_check(dir, names, &absent));
+	assert_null(lab_saved_check_manifest(good, key, names, fake_size, (void *)vols));
 	/* truncated state file */
-	put(dir, "a.state", "123");
-	why = lab_saved_check(dir, names, &absent);
+	v = g_strdup(vols);
+	*strstr(v, "state=5") = 0;
+	v = g_strconcat(v, "state=3\n", strstr(vols, "state=5") + 7, NULL);
+	why = lab_saved_check_manifest(good, key, names, fake_size, v);
 	assert_non_null(why);
-	assert_false(absent);
 	assert_non_null(strstr(why, "truncated"));
 	g_free(why);
+	g_free(v);
 	/* a frozen disk missing */
-	put(dir, "a.state", "12345");
-	p = g_build_filename(dir, "a-disk0.qcow2", NULL);
-	unlink(p);
-	why = lab_saved_check(dir, names, &absent);
+	v = g_strndup(vols, strstr(vols, "\nsaved-0123456789abcdef-a-disk0") - vols + 1);
+	why = lab_saved_check_manifest(good, key, names, fake_size, v);
 	assert_non_null(strstr(why, "a-disk0.qcow2 is missing"));
 	g_free(why);
-	g_free(p);
+	g_free(v);
 	/* a guest the manifest does not know */
-	put(dir, "a-disk0.qcow2", "d");
 	names[0] = "b";
-	why = lab_saved_check(dir, names, &absent);
+	why = lab_saved_check_manifest(good, key, names, fake_size, (void *)vols);
 	assert_non_null(strstr(why, "not in its manifest"));
 	g_free(why);
-	/* another format */
-	put(dir, "manifest.ini", "[saved]\nformat=lab-saved-0\n");
+	/* another format, and no manifest text at all */
 	names[0] = "a";
-	why = lab_saved_check(dir, names, &absent);
+	why = lab_saved_check_manifest("[saved]\nformat=lab-saved-0\n", key, names,
+				       fake_size, (void *)vols);
 	assert_non_null(strstr(why, "format"));
 	g_free(why);
-	/* nothing there */
-	lab_rm_rf(dir);
-	why = lab_saved_check(dir, names, &absent);
-	assert_true(absent);
+	why = lab_saved_check_manifest("garbage\x01", key, names, fake_size, (void *)vols);
+	assert_non_null(strstr(why, "not readable"));
 	g_free(why);
-	g_free(dir);
 }
 
-static void age(const char *dir, long secs_ago)
+static struct lab_saved_entry *entry(const char *key, unsigned long long mib,
+				     gint64 used, bool complete, bool in_use)
 {
-	char *p = g_build_filename(dir, "last-used", NULL);
-	struct utimbuf t = { time(NULL) - secs_ago, time(NULL) - secs_ago };
+	struct lab_saved_entry *e = g_new0(struct lab_saved_entry, 1);
 
-	put(dir, "last-used", "");
-	utime(p, &t);
+	e->key = g_strdup(key);
+	e->bytes = mib << 20;
+	e->used = used;
+	e->complete = complete;
+	e->in_use = in_use;
+	return e;
+}
+
+static void entry_free(gpointer p)
+{
+	g_free(((struct lab_saved_entry *)p)->key);
 	g_free(p);
 }
 
+/* The cap evicts least recently used first, never the state just made,
+ * one in use or one still being saved, and stops once the rest fits. */
 static void test_cap(void **st)
 {
-	const char *home = getenv("LAB_HOME");
-	char *big = g_strnfill(600 * 1024, 'x');
-	char *old = fake_saved(home, "old", big);
-	char *mid = fake_saved(home, "mid", big);
-	char *cur = fake_saved(home, "cur", big);
-	char *inst = g_build_filename(home, "instances", "other", NULL);
-	char *state;
+	GPtrArray *all = g_ptr_array_new_with_free_func(entry_free);
+	GArray *out;
 
 	(void)st;
-	age(old, 300);
-	age(mid, 200);
-	age(cur, 100);
-	/* another instance uses the oldest one: it must survive */
-	lab_mkdir_p(inst);
-	state = g_strdup_printf("[instance]\nsaved-dir=%s\n", old);
-	put(inst, "state.ini", state);
-	setenv("LAB_SAVED_MAX_MB", "1", 1);
-	lab_saved_enforce_cap(cur);
-	assert_true(lab_exists(old));  /* in use */
-	assert_false(lab_exists(mid)); /* least recently used, not in use */
-	assert_true(lab_exists(cur));  /* the one just made */
+	g_ptr_array_add(all, entry("old0000000000000", 600, 100, true, true));
+	g_ptr_array_add(all, entry("mid0000000000000", 600, 200, true, false));
+	g_ptr_array_add(all, entry("new0000000000000", 600, 300, true, false));
+	g_ptr_array_add(all, entry("half000000000000", 600, 50, false, false));
+	g_ptr_array_add(all, entry("cur0000000000000", 600, 400, true, false));
+	out = lab_saved_over_cap(all, 1300, "cur0000000000000");
+	/* 3000 MiB over 1300: mid, then new; old is in use, half incomplete */
+	assert_int_equal(out->len, 2);
+	assert_int_equal(g_array_index(out, guint, 0), 1);
+	assert_int_equal(g_array_index(out, guint, 1), 2);
+	g_array_free(out, TRUE);
+	out = lab_saved_over_cap(all, 100000, NULL);
+	assert_int_equal(out->len, 0);
+	g_array_free(out, TRUE);
+	g_ptr_array_free(all, TRUE);
 	setenv("LAB_SAVED_MAX_MB", "0", 1);
 	assert_int_equal(lab_saved_cap_mib(), 0);
 	setenv("LAB_SAVED_MAX_MB", "lots", 1);
 	assert_int_equal(lab_saved_cap_mib(), LAB_SAVED_MAX_MB_DEFAULT);
 	unsetenv("LAB_SAVED_MAX_MB");
-	lab_rm_rf(old);
-	lab_rm_rf(cur);
-	lab_rm_rf(inst);
-	g_free(big);
-	g_free(old);
-	g_free(mid);
-	g_free(cur);
-	g_free(inst);
-	g_free(state);
+}
+
+static void test_names(void **st)
+{
+	char *a = lab_saved_name("0123456789abcdef0000", "nfs-server", "-root.qcow2");
+	char *b = lab_saved_name("0123456789abcdef", NULL, ".ok");
+	char *c = lab_saved_use_text("0123456789abcdef");
+
+	(void)st;
+	assert_string_equal(a, "saved-0123456789abcdef-nfs-server-root.qcow2");
+	assert_string_equal(b, "saved-0123456789abcdef.ok");
+	assert_string_equal(c, "saved=0123456789abcdef\n");
+	g_free(a);
+	g_free(b);
+	g_free(c);
 }
 
 int main(void)
@@ -244,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_key_instance),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests_name("saved", tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "jobs/stress.h"
+#include "core/stress_report.h"
 #include "util/util.h"
 
 static void test_wilson(void **st)

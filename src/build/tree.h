@@ -1,0 +1,48 @@
+/* tree.h - the one kernel tree every kernel is built in (under
+ * $LAB_HOME/kernel, locked while in use). */
+#ifndef LAB_TREE_H
+#define LAB_TREE_H
+
+#include <stdbool.h>
+#include <glib.h>
+
+#define LAB_KERNEL_TARBALL "/usr/src/linux-source-6.1.tar.xz"
+/* Bump when the build recipe changes: every kernel key changes with it. */
+#define LAB_KERNEL_RECIPE "lab-kernel-3"
+#define LAB_KERNEL_KEY_LEN 16
+
+struct lab_tree {
+	char *root;    /* $LAB_HOME/kernel */
+	char *src;     /* root/src */
+	char *obj;     /* root/obj */
+	char *applied; /* src/.lab-applied: copies of pushed patches */
+	char *log;     /* root/build.log */
+	GPtrArray *stack; /* labels of applied patches, in order */
+	int lock_fd;
+};
+
+/* "linux-source-6.1.tar.xz:SIZE:MTIME", or NULL when it is missing. */
+char *lab_tarball_identity(void);
+/* The tarball is there; else false with a message naming the package. */
+bool lab_tarball_present(void);
+/* guests/kernel.config: the lab's config fragment. */
+char *lab_fragment_path(void);
+
+/* Lock the tree, extract it once, read which patches are applied. */
+int lab_tree_open(struct lab_tree *t);
+void lab_tree_free(struct lab_tree *t);
+/* patch(1) FILE in T->src (REVERSE, DRY: --dry-run), never cut short:
+ * half a patch is a damaged tree. Its exit status; *OUT its output. */
+int lab_tree_patch(struct lab_tree *t, const char *file, bool reverse, bool dry,
+		   char **out);
+/* Pop and push until exactly WANT (patch paths, in order) is applied. */
+int lab_tree_goto(struct lab_tree *t, char **want);
+/* tinyconfig + the fragment (merge_config.sh), every option verified;
+ * skipped when the fragment is unchanged since the last time. */
+int lab_tree_configure(struct lab_tree *t);
+/* `make TARGET` in the tree with ccache, under a time bound. */
+int lab_tree_run_make(struct lab_tree *t, const char *target, int timeout);
+/* The same with a progress line, and the errors shown when it fails. */
+int lab_tree_make(struct lab_tree *t, const char *what, const char *target);
+
+#endif

@@ -1,0 +1,72 @@
+/* compare.c - two runs test by test: fixed, regressed, unchanged, flaky
+ * (`lab compare`). */
+#include "core/compare.h"
+#include "core/results.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct lab_result *find(const struct lab_run *r, const char *name)
+{
+	guint i;
+
+	for (i = 0; i < r->results->len; i++) {
+		const struct lab_result *x = g_ptr_array_index(r->results, i);
+
+		if (strcmp(x->name, name) == 0)
+			return x;
+	}
+	return NULL;
+}
+
+const char *lab_compare_change(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a ? "only in A" : "only in B";
+	if (strcmp(a, b) == 0)
+		return "unchanged";
+	if (strcmp(a, "fail") == 0 && strcmp(b, "pass") == 0)
+		return "fixed";
+	if (strcmp(a, "pass") == 0 && strcmp(b, "fail") == 0)
+		return "regressed";
+	return "flaky";
+}
+
+static void compare_line(const char *name, const struct lab_result *x,
+			 const struct lab_result *y)
+{
+	const char *a = x ? lab_verdict_name(x->verdict) : NULL;
+	const char *b = y ? lab_verdict_name(y->verdict) : NULL;
+
+	printf("%-36s %-13s %-13s %s\n", name, a ? a : "-", b ? b : "-",
+	       lab_compare_change(a, b));
+}
+
+int lab_compare_runs(const char *dir_a, const char *dir_b)
+{
+	struct lab_run *a, *b;
+	guint i;
+
+	a = lab_results_load_dir(dir_a);
+	b = a ? lab_results_load_dir(dir_b) : NULL;
+	if (!a || !b) {
+		lab_run_free(a);
+		return 1;
+	}
+	printf("%-36s %-13s %-13s %s\n", "test", a->kernel ? a->kernel : "A",
+	       b->kernel ? b->kernel : "B", "change");
+	for (i = 0; i < a->results->len; i++) {
+		const struct lab_result *x = g_ptr_array_index(a->results, i);
+
+		compare_line(x->name, x, find(b, x->name));
+	}
+	for (i = 0; i < b->results->len; i++) {
+		const struct lab_result *y = g_ptr_array_index(b->results, i);
+
+		if (!find(a, y->name))
+			compare_line(y->name, NULL, y);
+	}
+	lab_run_free(a);
+	lab_run_free(b);
+	return 0;
+}

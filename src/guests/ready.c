@@ -1,0 +1,96 @@
+/* ready.c - see ready.h. */
+#include "guests/ready.h"
+#include "guests/instance.h"
+#include "store/store.h"
+#include "util/util.h"
+#include "virt/agent.h"
+#include "virt/conn.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#define RESTORED_ANSWER_S 30 /* a restored guest answers the agent at once */
+
+static bool guest_ready(virDomainPtr d)
+{
+	struct lab_exec_result r;
+	bool ready;
+
+	if (!lab_agent_ping(d, 2))
+		return false;
+	if (lab_agent_sh(d, "test -e /var/lib/cloud/instance/boot-finished",
+			 10, 0, &r) != 0)
+		return false;
+	ready = r.exit_code == 0;
+	lab_exec_result_clear(&r);
+	return ready;
+}
+
+int lab_ready_poll(virConnectPtr c, const char *domain)
+{
+	virDomainPtr d = virDomainLookupByName(c, domain);
+	int state = -1, reason, rc;
+
+	if (d)
+		virDomainGetState(d, &state, &reason, 0);
+	rc = state != VIR_DOMAIN_RUNNING ? -1 : guest_ready(d) ? 1 : 0;
+	if (d)
+		virDomainFree(d);
+	return rc;
+}
+
+int lab_ready_wait(virConnectPtr c, const char *domain, int timeout_s)
+{
+	double t0 = lab_now();
+
+	while (lab_now() - t0 < timeout_s && !lab_interrupted) {
+		int ready = lab_ready_poll(c, domain);
+
+		if (ready != 0)
+			return ready > 0 ? 0 : -1;
+		usleep(1000000);
+	}
+	return -1;
+}
+
+int lab_ready_settle(virConnectPtr c, const char *guest, const char *domain)
+{
+	virDomainPtr d = virDomainLookupByName(c, domain);
+	double t0 = lab_now();
+	bool answered = false;
+	int rc = -1;
+
+	while (d && !answered && lab_now() - t0 < RESTORED_ANSWER_S &&
+	       !lab_interrupted)
+		answered = lab_agent_ping(d, 5);
+	if (!answered) {
+		lab_err("restored guest %s does not answer its agent", guest);
+	} else {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (virDomainSetTime(d, now.tv_sec, (unsigned int)now.tv_nsec, 0) != 0)
+			lab_err("cannot set the clock of restored guest %s: %s",
+				guest, lab_virt_error());
+		else
+			rc = 0;
+	}
+	if (d)
+		virDomainFree(d);
+	return rc;
+}
+
+void lab_ready_show_tail(struct lab_inst *in, const char *guest)
+{
+	char *vol = lab_inst_guest_get(in, guest, "console-vol");
+	char *local = lab_inst_guest_get(in, guest, "console");
+	char *tail;
+
+	if (vol && local && in->store)
+		lab_store_follow(in->store, vol, local);
+	tail = local ? lab_tail(local, 15) : g_strdup("");
+	lab_err("last console lines of %s (%s):\n%s", guest, local ? local : "?", tail);
+	g_free(tail);
+	g_free(vol);
+	g_free(local);
+}

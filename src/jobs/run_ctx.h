@@ -1,0 +1,103 @@
+/* run_ctx.h - what the three parts of `lab run` share: run.c plans and
+ * schedules the tests, run_test.c runs one in its guest, run_watch.c reads
+ * the guest's console and state around it. Not for other modules. */
+#ifndef LAB_RUN_CTX_H
+#define LAB_RUN_CTX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+#include <libvirt/libvirt.h>
+
+#include "core/results.h"
+#include "core/schedule.h"
+#include "core/suite.h"
+#include "core/verdict.h"
+
+struct lab_run_opts;
+
+#define RESTART_TIMEOUT_S 600
+#define CONSOLE_SETTLE_US 1500000 /* serial -> virtlogd -> store -> local copy */
+#define AGENT_SLACK_S 30          /* the runner's bound over the program's */
+#define NFS_DIR "/mnt/lab-nfs"
+
+struct guest {
+	char *name;
+	char *role;
+	char *address; /* without the prefix length */
+	char *console;    /* the local copy of its log, kept up to date */
+	char *console_vol; /* its log: a volume of the store */
+	char *kernel;
+	int boots;
+	bool lost;     /* did not come back after a restart */
+};
+
+/* One test instance (a test, or a test at one NFS version). */
+struct spec {
+	const struct lab_test *t;
+	const char *vers;     /* NFS version or NULL */
+	struct guest *server; /* the NFS server it uses (servers=), or NULL */
+	const char *group;    /* LAB_INTEROP_GROUP, or NULL */
+	struct guest *g;      /* NULL: no guest has a role it needs */
+	char *name;           /* "t009-nfs-umount-race:v4.1" */
+	bool last_use;        /* nothing later in the plan uses its guest */
+	struct lab_result *r; /* NULL until done, or dropped on Ctrl-C */
+};
+
+struct run_ctx {
+	struct lab_run run;
+	GPtrArray *guests;  /* struct guest * */
+	GPtrArray *specs;   /* struct spec *, in plan order */
+	uint64_t *uses;     /* per spec: bit per guest index */
+	enum lab_sched_state *state;
+	const char *nfs_server;
+	const struct lab_run_opts *o;
+	virConnectPtr conn;
+	struct lab_inst *in;     /* the instance, attached to its host */
+	GMutex lock;
+	GCond changed;
+	guint printed;      /* KTAP lines out so far, in plan order */
+	guint bad;
+};
+
+struct job {
+	struct run_ctx *c;
+	struct spec *s;
+};
+
+
+/* A shell command in GUEST; *out its stdout. -1 when the agent did not
+ * answer (the guest may be dead), else the command's exit status. */
+int lab_run_gsh(struct run_ctx *c, const char *guest, const char *cmd,
+		int timeout_s, unsigned flags, char **out);
+/* Run S in its guest and decide its verdict (bringing the guest back when
+ * the test spent it). */
+struct lab_result *lab_run_spec(struct run_ctx *c, struct spec *s);
+
+/* run_watch.c */
+/* Bring G's local console copy up to date with its volume. */
+void lab_run_sync_console(struct run_ctx *c, const struct guest *g);
+/* Where a dead boot's console is kept in the run. */
+char *lab_run_console_name(struct run_ctx *c, struct guest *g);
+/* The test's console reports, sorted: the fix's own expected report, the
+ * seed's signature, the others; excerpts into its directory. */
+void lab_run_classify(struct run_ctx *c, const struct spec *s,
+		      struct lab_result *r, const char *console, struct lab_obs *o);
+/* After the program: is libvirtd there, the domain, its agent? */
+void lab_run_observe(struct run_ctx *c, const struct spec *s, struct lab_obs *o);
+
+/* While the program runs: has the kernel oopsed inside it? */
+struct oops_watch {
+	struct run_ctx *c;
+	const struct spec *s;
+	goffset seen;      /* console size at the last look */
+	double oops_at;    /* when an oops of this test was first seen */
+	bool panicked;     /* the kernel panicked: nothing will answer */
+};
+/* lab_agent_exec_watch's stop: an oops pinned to the test, and a grace
+ * for the program to finish, or a panic. */
+bool lab_run_oopsed(void *arg);
+/* A memory dump of S's guest as it is (dead or hung), or NULL. */
+char *lab_run_dump(struct run_ctx *c, const struct spec *s);
+
+#endif

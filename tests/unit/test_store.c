@@ -1,0 +1,157 @@
+/* test_store.c - a store's bookkeeping through libvirt's test driver
+ * (test:///default keeps pools and volumes in memory): a new store is
+ * marked as lab's, a directory with someone's files is never taken over,
+ * an instance's own volumes are recorded before they exist and exactly
+ * they go at `lab down`, a saved state is discarded by its key alone and
+ * listed with its size and completeness. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hosts.h"
+#include "guests/instance.h"
+#include "store/saved.h"
+#include "store/store.h"
+#include "util/util.h"
+#include "virt/conn.h"
+
+#define URI "test:///default"
+
+static virConnectPtr conn(void)
+{
+	virConnectPtr c = lab_virt_open(URI);
+
+	assert_non_null(c);
+	return c;
+}
+
+static void vol(struct lab_store *st, const char *name)
+{
+	assert_int_equal(lab_store_qcow2(st, name, NULL, 16), 0);
+}
+
+static void test_new_store_is_marked(void **s)
+{
+	virConnectPtr c = conn();
+	struct lab_store *st = lab_store_open(c, "t", URI, "/unit/new");
+
+	(void)s;
+	assert_non_null(st);
+	assert_true(lab_store_has(st, "lab-store.ok"));
+	assert_false(st->here); /* no such directory on this machine */
+	lab_store_close(st);
+	/* opened again: the marker says it is ours */
+	st = lab_store_open(c, "t", URI, "/unit/new");
+	assert_non_null(st);
+	lab_store_close(st);
+	virConnectClose(c);
+}
+
+static void test_foreign_directory_refused(void **s)
+{
+	virConnectPtr c = conn();
+	char *name = lab_store_pool_name("/unit/foreign");
+	char *xml = g_strdup_printf("<pool type='dir'><name>%s</name><target>"
+				    "<path>/unit/foreign</path></target></pool>", name);
+	virStoragePoolPtr p = virStoragePoolDefineXML(c, xml, 0);
+	virStorageVolPtr v;
+
+	(void)s;
+	assert_non_null(p);
+	assert_int_equal(virStoragePoolCreate(p, 0), 0);
+	v = virStorageVolCreateXML(p, "<volume><name>notes.txt</name>"
+				   "<capacity>1</capacity></volume>", 0);
+	assert_non_null(v);
+	virStorageVolFree(v);
+	assert_null(lab_store_open(c, "t", URI, "/unit/foreign"));
+	/* the user's file is still there, and no marker was written */
+	v = virStorageVolLookupByName(p, "notes.txt");
+	assert_non_null(v);
+	virStorageVolFree(v);
+	assert_null(virStorageVolLookupByName(p, "lab-store.ok"));
+	virStoragePoolFree(p);
+	g_free(xml);
+	g_free(name);
+	virConnectClose(c);
+}
+
+static void test_own_volumes_go_at_down(void **s)
+{
+	struct lab_host h = { .name = "t", .uri = URI, .store = "/unit/inst" };
+	struct lab_inst in;
+	char *p, *text;
+
+	(void)s;
+	setenv("LAB_INSTANCE", "unit", 1);
+	assert_int_equal(lab_inst_open(&in, true), 0);
+	assert_int_equal(lab_inst_place(&in, &h), 0);
+	p = lab_inst_own(&in, "unit-a-root.qcow2");
+	assert_string_equal(p, "/unit/inst/unit-a-root.qcow2");
+	g_free(p);
+	/* recorded in state.ini before the volume exists */
+	assert_true(g_file_get_contents(in.state_path, &text, NULL, NULL));
+	assert_non_null(strstr(text, "volumes=unit-a-root.qcow2;"));
+	g_free(text);
+	vol(in.store, "unit-a-root.qcow2");
+	g_free(lab_inst_own(&in, "saved-0123456789abcdef-a-root.qcow2"));
+	vol(in.store, "saved-0123456789abcdef-a-root.qcow2");
+	vol(in.store, "image-0123456789abcdef-base.qcow2"); /* shared */
+	/* a saved state's disk becomes shared once the state is complete */
+	assert_int_equal(lab_inst_disown(&in, "saved-0123456789abcdef-a-root.qcow2"), 0);
+	assert_int_equal(lab_inst_teardown(&in), 0);
+	assert_false(lab_store_has(in.store, "unit-a-root.qcow2"));
+	assert_true(lab_store_has(in.store, "saved-0123456789abcdef-a-root.qcow2"));
+	assert_true(lab_store_has(in.store, "image-0123456789abcdef-base.qcow2"));
+	assert_false(lab_exists(in.state_path));
+	lab_inst_close(&in);
+}
+
+static void test_saved_by_key(void **s)
+{
+	virConnectPtr c = conn();
+	struct lab_store *st = lab_store_open(c, "t", URI, "/unit/saved");
+	GPtrArray *all;
+	guint i, complete = 0;
+
+	(void)s;
+	assert_non_null(st);
+	vol(st, "saved-aaaaaaaaaaaaaaaa-g-root.qcow2");
+	vol(st, "saved-aaaaaaaaaaaaaaaa-g.state");
+	assert_int_equal(lab_store_touch(st, "saved-aaaaaaaaaaaaaaaa.ok"), 0);
+	vol(st, "saved-bbbbbbbbbbbbbbbb-g-root.qcow2"); /* being saved: no manifest */
+	vol(st, "lab-g-root.qcow2");
+	all = lab_saved_list(st, NULL);
+	assert_int_equal(all->len, 2);
+	for (i = 0; i < all->len; i++) {
+		struct lab_saved_entry *e = g_ptr_array_index(all, i);
+
+		complete += e->complete;
+		assert_true(e->bytes > 0);
+	}
+	assert_int_equal(complete, 1);
+	g_ptr_array_free(all, TRUE);
+	lab_saved_discard(st, "aaaaaaaaaaaaaaaa", NULL);
+	assert_false(lab_store_has(st, "saved-aaaaaaaaaaaaaaaa.ok"));
+	assert_false(lab_store_has(st, "saved-aaaaaaaaaaaaaaaa-g.state"));
+	assert_false(lab_store_has(st, "saved-aaaaaaaaaaaaaaaa-g-root.qcow2"));
+	assert_true(lab_store_has(st, "saved-bbbbbbbbbbbbbbbb-g-root.qcow2"));
+	assert_true(lab_store_has(st, "lab-g-root.qcow2"));
+	lab_store_close(st);
+	virConnectClose(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_new_store_is_marked),
+		cmocka_unit_test(test_foreign_directory_refused),
+		cmocka_unit_test(test_own_volumes_go_at_down),
+		cmocka_unit_test(test_saved_by_key),
+	};
+
+	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}
