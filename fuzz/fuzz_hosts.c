@@ -7,6 +7,21 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* A store path names one directory in one spelling: no '.' or '..'
+ * component, no empty one, no control byte. */
+static int one_spelling(const char *p)
+{
+	gchar **c = g_strsplit(p + 1, "/", -1);
+	int ok = p[0] == '/';
+
+	for (int i = 0; ok && c[i]; i++)
+		ok = *c[i] && strcmp(c[i], ".") && strcmp(c[i], "..");
+	for (const char *s = p; ok && *s; s++)
+		ok = (unsigned char)*s >= 0x20 && *s != 0x7f;
+	g_strfreev(c);
+	return ok;
+}
+
 /* What a parsed host promises the code that connects to it. */
 static void check(const struct lab_hosts *h)
 {
@@ -17,7 +32,7 @@ static void check(const struct lab_hosts *h)
 
 		if (!x->name || !*x->name || strlen(x->name) > 32 || !x->uri ||
 		    !g_str_has_prefix(x->uri, "qemu") || !x->store ||
-		    x->store[0] != '/' || strstr(x->store, "/..") ||
+		    !one_spelling(x->store) ||
 		    x->guests < 1 || x->guests > 64 || x->memory_mib < 256)
 			abort();
 		for (guint j = 0; j < i; j++)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/loopback-ssh.sh start|stop DIR: a second libvirt endpoint for the
-# many-hosts tests, reached over libvirt's remote protocol (qemu+ssh) on
+# many-hosts tests, reached over libvirt's remote protocol (qemu+libssh) on
 # loopback: a throwaway sshd on 127.0.0.1 only, with its own host key,
 # config and a key made for the test; nothing of the machine's ssh setup
 # is read or changed. `start` prints the URI to put in hosts.ini.
@@ -40,13 +40,10 @@ KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
 CONF
-# the client side: the test's key and known_hosts, never ~/.ssh
+# the client side: the test's key and known_hosts, never ~/.ssh; libvirt's
+# libssh transport reads both from the URI, so hosts.ini needs no program
+# of its own (command=)
 printf '127.0.0.1 %s\n' "$(cut -d' ' -f1,2 "$dir/host_key.pub")" | sed "s/^127.0.0.1/[127.0.0.1]:$port/" >"$dir/known_hosts"
-cat >"$dir/ssh" <<WRAP
-#!/bin/sh
-exec ssh -F none -o UserKnownHostsFile=$dir/known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes "\$@"
-WRAP
-chmod 755 "$dir/ssh"
 mkdir -p /run/sshd
 /usr/sbin/sshd -f "$dir/sshd_config"
 # ours must be the one that answers (a port taken meanwhile: fail here)
@@ -55,4 +52,4 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 	sleep 0.2
 done
 kill -0 "$(cat "$dir/sshd.pid" 2>/dev/null)" 2>/dev/null || { echo "loopback-ssh: sshd did not start on port $port" >&2; exit 1; }
-echo "qemu+ssh://root@127.0.0.1:$port/system?keyfile=$dir/id&command=$dir/ssh"
+echo "qemu+libssh://root@127.0.0.1:$port/system?keyfile=$dir/id&known_hosts=$dir/known_hosts&known_hosts_verify=normal&sshauth=privkey&no_tty=1"

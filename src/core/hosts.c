@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void host_free(gpointer data)
 {
@@ -39,7 +41,8 @@ struct lab_host *lab_hosts_find(struct lab_hosts *h, const char *name)
 	return NULL;
 }
 
-static const char *const host_keys[] = { "uri", "store", "guests", "memory", NULL };
+static const char *const host_keys[] = { "uri", "store", "guests", "memory",
+					 "allow_programs", NULL };
 static const struct lab_ini_kind kinds[] = {
 	{ "host ", true, host_keys },
 	{ NULL, false, NULL },
@@ -56,13 +59,51 @@ static const char *name_error(const char *s)
 	return NULL;
 }
 
-static void check_uri(struct lab_ini *l, const char *g, const char *v)
+/* libvirt's remote transports that start no program of the URI's choosing */
+static const char *const safe_transports[] = { "ssh", "libssh", "libssh2", "tls",
+					       "tcp", "unix", NULL };
+/* URI parameters that name a program to run or a socket to open */
+static const char *const program_params[] = { "command", "netcat", "socket", NULL };
+
+const char *lab_uri_unsafe(const char *uri, bool allow_programs)
 {
+	const char *sep = strstr(uri, "://"), *q = strchr(uri, '?');
+	char *transport, **params;
+	const char *why = NULL;
+	int i;
+
+	if (!sep || strncmp(uri, "qemu", 4) || (uri[4] != ':' && uri[4] != '+'))
+		return "is not a QEMU host (qemu:// or qemu+TRANSPORT://)";
+	transport = uri[4] == '+' ? g_strndup(uri + 5, sep - uri - 5) : g_strdup("");
+	if (*transport && !g_strv_contains(safe_transports, transport) && !allow_programs)
+		why = "uses a transport that runs a program (only ssh, libssh, libssh2, "
+		      "tls, tcp and unix; allow_programs = true allows it)";
+	params = q ? g_strsplit(q + 1, "&", -1) : g_new0(char *, 1);
+	for (i = 0; !why && params[i]; i++) {
+		char *name = g_strndup(params[i], strcspn(params[i], "="));
+
+		if (strchr(name, '%'))
+			why = "has an escaped parameter name";
+		else if (g_strv_contains(program_params, name) && !allow_programs)
+			why = "names a program or socket (command=, netcat=, socket=): "
+			      "hosts.ini is run as root; allow_programs = true allows it";
+		g_free(name);
+	}
+	g_strfreev(params);
+	g_free(transport);
+	return why;
+}
+
+static void check_uri(struct lab_ini *l, const char *g, const char *v,
+		      bool allow_programs)
+{
+	const char *why;
+
 	if (!strstr(v, ":/") || strchr(v, ' ') || lab_ini_has_control(v))
 		lab_ini_bad_value(l, g, "uri", v, "is not a libvirt URI "
 				  "(qemu:///system, qemu+ssh://user@host/system)");
-	else if (!g_str_has_prefix(v, "qemu"))
-		lab_ini_bad_value(l, g, "uri", v, "is not a QEMU host (qemu:// or qemu+TRANSPORT://)");
+	else if ((why = lab_uri_unsafe(v, allow_programs)))
+		lab_ini_bad_value(l, g, "uri", v, why);
 	else if (strstr(v, "/session"))
 		lab_ini_bad_value(l, g, "uri", v, "is a session URI, which cannot own a "
 				  "network; use /system");
@@ -70,9 +111,10 @@ static void check_uri(struct lab_ini *l, const char *g, const char *v)
 
 const char *lab_store_dir_invalid(const char *v)
 {
-	if (v[0] != '/' || strlen(v) > 200 || strpbrk(v, " '\"<>&\\"))
-		return "an absolute directory on that host (no spaces, quotes or "
-		       "XML characters, at most 200 bytes)";
+	if (v[0] != '/' || strlen(v) > 200 || strpbrk(v, " '\"<>&\\") ||
+	    lab_ini_has_control(v))
+		return "an absolute directory on that host (no spaces, quotes, "
+		       "control or XML characters, at most 200 bytes)";
 	/* one spelling per directory: the pool is named by the path */
 	if (!strcmp(v, "/") || g_str_has_suffix(v, "/") || strstr(v, "//") ||
 	    strstr(v, "/./") || strstr(v, "/../") || g_str_has_suffix(v, "/.") ||
@@ -88,8 +130,9 @@ static struct lab_host *parse_host(struct lab_ini *l, const char *g)
 	const char *why;
 
 	x->name = g_strdup(g + strlen("host "));
+	x->allow_programs = lab_ini_bool(l, g, "allow_programs", false);
 	if ((x->uri = lab_ini_str(l, g, "uri", NULL)))
-		check_uri(l, g, x->uri);
+		check_uri(l, g, x->uri, x->allow_programs);
 	x->store = lab_ini_str(l, g, "store", "");
 	if (x->store && !*x->store) {
 		g_free(x->store);
@@ -138,7 +181,9 @@ const char *lab_local_uri(void)
 
 static struct lab_hosts *local_only(void)
 {
-	char *err = NULL, *text = g_strdup_printf("[host local]\nuri = %s\n",
+	/* LAB_LIBVIRT_URI is the user's own word, not a file's */
+	char *err = NULL, *text = g_strdup_printf("[host local]\nuri = %s\n"
+						  "allow_programs = true\n",
 						  lab_local_uri());
 	struct lab_hosts *h = lab_hosts_parse("(built in)", text, &err);
 
@@ -149,16 +194,33 @@ static struct lab_hosts *local_only(void)
 	return h;
 }
 
+const char *lab_hosts_file_unsafe(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return NULL; /* reading it says why */
+	if (st.st_uid != geteuid())
+		return "is not owned by the user running lab: hosts.ini is read as "
+		       "code (its URIs reach libvirt as root)";
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return "is writable by others: hosts.ini is read as code; chmod go-w it";
+	return NULL;
+}
+
 struct lab_hosts *lab_hosts_open(const char *path)
 {
 	char *def = path ? NULL : lab_path("hosts.ini");
 	const char *file = path ? path : def;
 	struct lab_hosts *h = NULL;
 	char *text = NULL, *err = NULL;
+	const char *why;
 	gsize len;
 
 	if (!path && !lab_exists(file))
 		h = local_only();
+	else if ((why = lab_hosts_file_unsafe(file)))
+		lab_err("%s: %s", file, why);
 	else if (!g_file_get_contents(file, &text, &len, NULL))
 		lab_err("cannot read hosts file %s", file);
 	else if (strlen(text) != len)

@@ -11,6 +11,7 @@ struct lab_host {
 	char *store;  /* directory of the lab's storage pool on that host */
 	int guests;   /* capacity: guests at once */
 	int memory_mib; /* capacity: guest memory at once, MiB */
+	bool allow_programs; /* its URI may run a program (command=, ext) */
 };
 
 struct lab_hosts {
@@ -32,6 +33,13 @@ struct lab_hosts *lab_hosts_parse(const char *path, const char *text,
  * added when the file names none. NULL after printing the error. */
 struct lab_hosts *lab_hosts_open(const char *path);
 struct lab_host *lab_hosts_find(struct lab_hosts *h, const char *name);
+/* NULL when URI may be handed to libvirt as root, else why not: only
+ * QEMU hosts over ssh, libssh, libssh2, tls, tcp or unix, and no
+ * command=, netcat= or socket= unless ALLOW_PROGRAMS. */
+const char *lab_uri_unsafe(const char *uri, bool allow_programs);
+/* NULL when hosts.ini at PATH may be read: owned by the user running lab
+ * and not writable by group or others (it is read as code). */
+const char *lab_hosts_file_unsafe(const char *path);
 /* This machine's libvirt: $LAB_LIBVIRT_URI, else qemu:///system. */
 const char *lab_local_uri(void);
 /* NULL when DIR may be a store's directory, else why not (one spelling

@@ -15,7 +15,8 @@
 struct lab_owner {
 	char *instance;
 	char *home;
-	long created; /* seconds since the epoch */
+	char *machine; /* lab_machine_id() of the machine that made it */
+	long created;  /* seconds since the epoch */
 };
 
 /* $LAB_INSTANCE or "lab". Only valid after lab_instance_check(). */
@@ -23,13 +24,18 @@ const char *lab_instance(void);
 /* A short name of [a-z0-9-], starting with a letter or digit. NULL when
  * valid, else why not (to free). */
 char *lab_instance_invalid(const char *name);
-/* LAB_HOME is absolute; where it exists it is ours and not writable by
- * others. NULL when fine, else why not (to free). */
+/* LAB_HOME is absolute, not a symbolic link; where it exists it is ours
+ * and not writable by others; every directory above is root's or ours and
+ * not writable by others unless sticky. NULL when fine, else why not (to
+ * free). */
 char *lab_home_invalid(const char *home);
 /* Every directory above and at LAB_HOME lets others search it, so QEMU
  * (user libvirt-qemu) can open kernels and disks there. */
 char *lab_home_unreachable(const char *home);
 
+/* Eight hex digits of /etc/machine-id (else of the host name): two
+ * machines that share a remote host never take each other's objects. */
+const char *lab_machine_id(void);
 /* The <lab:owner .../> element for this instance, created now. */
 char *lab_owner_xml(void);
 /* Find our owner element anywhere in XML (a whole network definition).
@@ -38,7 +44,7 @@ char *lab_owner_xml(void);
  * is none. */
 bool lab_owner_parse(const char *xml, bool ns_implied, struct lab_owner *out);
 void lab_owner_clear(struct lab_owner *o);
-/* The tag names this instance and this LAB_HOME. */
+/* The tag names this instance, this LAB_HOME and this machine. */
 bool lab_owner_is_ours(const struct lab_owner *o);
 
 #endif

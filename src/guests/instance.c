@@ -73,16 +73,57 @@ int lab_inst_open_unlocked(struct lab_inst *in)
 					 NULL) ? 0 : -1;
 }
 
+/* What to do about a connection that failed: start libvirtd only when
+ * this machine's socket is not there, never for a bad URI. */
+static const char *connect_hint(const char *uri, const char *why)
+{
+	bool here = strstr(uri, ":///") != NULL;
+
+	if (here && (strstr(why, "Failed to connect socket") ||
+		     strstr(why, "No such file or directory")))
+		return "\n  is libvirtd running? start it with: virtlogd -d && libvirtd -d"
+		       "\n  (or `systemctl start libvirtd` where systemd runs)";
+	if (!here)
+		return "\n  is the host up, and does `virsh -c URI uri` reach it?";
+	return "";
+}
+
 static int connect_to(struct lab_inst *in, const char *uri)
 {
 	if (!in->conn && !(in->conn = lab_virt_open(uri))) {
-		lab_err("cannot connect to libvirt (%s): %s%s", uri, lab_virt_error(),
-			strchr(uri + strlen("qemu"), '+') ? "" :
-			"\n  is libvirtd running? start it with: virtlogd -d && libvirtd -d\n"
-			"  (or `systemctl start libvirtd` where systemd runs)");
+		char *why = g_strdup(lab_virt_error());
+
+		lab_err("cannot connect to libvirt (%s): %s%s", uri, why,
+			connect_hint(uri, why));
+		g_free(why);
 		return -1;
 	}
 	return 0;
+}
+
+/* The host state.ini names must be that host of hosts.ini, URI and store
+ * alike: a state file is not trusted to point lab at a directory. NULL
+ * when it is, else why not. */
+static char *host_mismatch(struct lab_inst *in, const char *host,
+			   const char *uri, const char *dir)
+{
+	char *file = g_key_file_get_string(in->state, GRP, "hosts-file", NULL);
+	struct lab_hosts *hosts = lab_hosts_open(file);
+	struct lab_host *h = hosts && host ? lab_hosts_find(hosts, host) : NULL;
+	char *why = NULL;
+
+	if (!hosts)
+		why = g_strdup("its hosts file cannot be read (see above)");
+	else if (!h)
+		why = g_strdup_printf("host '%s' is not in %s", host ? host : "?",
+				      hosts->path);
+	else if (strcmp(h->store, dir) || strcmp(h->uri, uri))
+		why = g_strdup_printf("host %s of %s has store %s (%s), the state says "
+				      "%s (%s)", host, hosts->path, h->store, h->uri,
+				      dir, uri);
+	lab_hosts_free(hosts);
+	g_free(file);
+	return why;
 }
 
 int lab_inst_attach(struct lab_inst *in)
@@ -90,22 +131,36 @@ int lab_inst_attach(struct lab_inst *in)
 	char *uri = g_key_file_get_string(in->state, GRP, "uri", NULL);
 	char *host = g_key_file_get_string(in->state, GRP, "host", NULL);
 	char *dir = g_key_file_get_string(in->state, GRP, "store", NULL);
-	int rc = connect_to(in, uri ? uri : lab_local_uri());
+	char *why = dir ? host_mismatch(in, host, uri ? uri : "", dir) : NULL;
+	int rc = -1;
 
-	if (rc == 0 && dir && !in->store &&
-	    !(in->store = lab_store_open(in->conn, host ? host : "?", uri, dir)))
-		rc = -1;
+	if (why)
+		lab_err("%s: %s; lab touches no store it is not told of (fix hosts.ini, "
+			"or remove the state file once its guests are gone)",
+			in->state_path, why);
+	else if (connect_to(in, uri ? uri : lab_local_uri()) == 0 &&
+		 (!dir || in->store ||
+		  (in->store = lab_store_open(in->conn, host, uri, dir))))
+		rc = 0;
+	g_free(why);
 	g_free(uri);
 	g_free(host);
 	g_free(dir);
 	return rc;
 }
 
-int lab_inst_place(struct lab_inst *in, const struct lab_host *h)
+int lab_inst_place(struct lab_inst *in, const struct lab_host *h,
+		   const char *hosts_file)
 {
 	g_key_file_set_string(in->state, GRP, "host", h->name);
 	g_key_file_set_string(in->state, GRP, "uri", h->uri);
 	g_key_file_set_string(in->state, GRP, "store", h->store);
+	if (hosts_file) {
+		char *abs = g_canonicalize_filename(hosts_file, NULL);
+
+		g_key_file_set_string(in->state, GRP, "hosts-file", abs);
+		g_free(abs);
+	}
 	if (lab_inst_save(in) != 0 || connect_to(in, h->uri) != 0)
 		return -1;
 	in->store = lab_store_open(in->conn, h->name, h->uri, h->store);
@@ -206,6 +261,38 @@ bool lab_inst_any_uses(const char *text)
 
 /* ---- the instance's own volumes ---- */
 
+char *lab_inst_vol(const char *fmt, ...)
+{
+	va_list ap;
+	char *rest, *name;
+
+	va_start(ap, fmt);
+	rest = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	name = g_strdup_printf("%s.%s.%s", lab_instance(), lab_machine_id(), rest);
+	g_free(rest);
+	return name;
+}
+
+/* A name the instance may own: under its own prefix, or a volume of the
+ * saved state it is saving. Anything else in state.ini is not trusted. */
+static bool may_own(struct lab_inst *in, const char *name)
+{
+	char *prefix = lab_inst_vol("%s", ""), *key, *saved = NULL;
+	bool ok = g_str_has_prefix(name, prefix);
+
+	key = g_key_file_get_string(in->state, GRP, "saved-key", NULL);
+	if (!ok && key && strlen(key) == 16) {
+		saved = g_strdup_printf("saved-%s-", key);
+		ok = g_str_has_prefix(name, saved);
+	}
+	ok = ok && !strchr(name, '/') && strcmp(name, "..") && name[0] != '.';
+	g_free(prefix);
+	g_free(key);
+	g_free(saved);
+	return ok;
+}
+
 /* The recorded list without NAME, plus NAME when ADD. */
 static int record_volume(struct lab_inst *in, const char *name, bool add)
 {
@@ -252,7 +339,14 @@ static int remove_own(struct lab_inst *in)
 	if (in->store)
 		lab_store_refresh(in->store);
 	for (i = 0; in->store && i < n; i++) {
-		virStorageVolPtr vol = virStorageVolLookupByName(in->store->pool, v[i]);
+		virStorageVolPtr vol;
+
+		if (!may_own(in, v[i])) {
+			lab_err("%s names volume '%s', which is not this instance's: left alone",
+				in->state_path, v[i]);
+			continue;
+		}
+		vol = virStorageVolLookupByName(in->store->pool, v[i]);
 
 		if (vol && virStorageVolDelete(vol, 0) < 0) {
 			lab_err("host %s: cannot delete %s: %s", in->store->host, v[i],

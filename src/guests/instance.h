@@ -34,12 +34,15 @@ int lab_inst_open(struct lab_inst *in, bool create);
  * message) when it is not up. */
 int lab_inst_open_unlocked(struct lab_inst *in);
 /* Connect to the host the state names (an instance that is not up: the
- * local host) and open its store when the state names one. 0, or -1 with
- * a message. */
+ * local host) and open its store when the state names one - only when
+ * hosts.ini (the file the state names, else the default) has that host
+ * with that URI and store. 0, or -1 with a message. */
 int lab_inst_attach(struct lab_inst *in);
-/* Record HOST as the instance's host (before anything is put there),
- * connect to it and open its store. 0, or -1 with a message. */
-int lab_inst_place(struct lab_inst *in, const struct lab_host *host);
+/* Record HOST (of HOSTS_FILE, NULL: the default) as the instance's host,
+ * before anything is put there; connect to it and open its store. 0, or
+ * -1 with a message. */
+int lab_inst_place(struct lab_inst *in, const struct lab_host *host,
+		   const char *hosts_file);
 void lab_inst_close(struct lab_inst *in);
 int lab_inst_save(struct lab_inst *in);
 bool lab_inst_is_up(const struct lab_inst *in);
@@ -52,6 +55,10 @@ char **lab_inst_guests(GKeyFile *state);
 /* A key of a guest's group ("guest NAME"), or NULL. */
 char *lab_inst_guest_get(struct lab_inst *in, const char *guest, const char *key);
 
+/* The name of an own volume: "INSTANCE.MACHINE." + the text of FMT (the
+ * machine id keeps two machines that share a host apart; '.' is in no
+ * instance name, so no instance's prefix is another's). */
+char *lab_inst_vol(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 /* The path of the instance's own volume NAME in its store; the name is
  * recorded in the state before anything is created, so `lab down` finds
  * it whatever happens next. NULL with a message. */

@@ -140,12 +140,12 @@ static int plan_guest(struct lab_inst *in, const struct lab_guest *g,
 	g_free(iso);
 	if (!p->seed)
 		goto fail;
-	p->root = g_strdup_printf("%s-root.qcow2", p->domain);
+	p->root = lab_inst_vol("%s-root.qcow2", g->name);
 	for (i = 0; g->disks_mib[i]; i++)
-		g_ptr_array_add(disks, g_strdup_printf("%s-disk%d.qcow2", p->domain, i));
+		g_ptr_array_add(disks, lab_inst_vol("%s-disk%d.qcow2", g->name, i));
 	g_ptr_array_add(disks, NULL);
 	p->disks = (char **)g_ptr_array_free(disks, FALSE);
-	p->console_vol = g_strdup_printf("%s-console.log", p->domain);
+	p->console_vol = lab_inst_vol("%s-console.log", g->name);
 	p->console = g_strdup_printf("%s/consoles/%s.log", in->dir, g->name);
 	return 0;
 fail:
@@ -192,7 +192,7 @@ static void plan_key(struct lab_inst *in, const struct lab_topology *t,
  * was saved with (the key leaves the tests out). */
 static char *put_tests(struct lab_inst *in, const char *tests_iso)
 {
-	char *name = lab_inst_name("tests.iso");
+	char *name = lab_inst_vol("tests.iso");
 	char *at = lab_inst_own(in, name);
 
 	if (at && lab_store_put(in->store, tests_iso, name) != 0)

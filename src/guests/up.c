@@ -187,6 +187,46 @@ out:
 	return rc;
 }
 
+/* The last line the guest printed (its console followed from the store),
+ * cut to fit a status line. */
+static char *last_console_line(struct up *u, const struct lab_plan *p)
+{
+	char *tail, *line;
+
+	lab_store_follow(u->in->store, p->console_vol, p->console);
+	tail = lab_tail(p->console, 1);
+	line = g_strndup(g_strstrip(tail), 50);
+	g_strcanon(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		   "0123456789 .,:;-_/()[]=+'\"<>@#%", '?');
+	g_free(tail);
+	return line;
+}
+
+/* A first boot takes minutes under TCG: say how it goes, on a terminal
+ * every few seconds (one line), elsewhere once a minute. */
+static void boot_progress(struct up *u, double t0, guint done)
+{
+	static double last;
+	bool tty = isatty(STDOUT_FILENO);
+	double now = lab_now();
+	guint i;
+
+	if (now - last < (tty ? 5 : 60))
+		return;
+	last = now;
+	for (i = 0; i < u->plan.n && u->plan.ps[i].ready_s > 0; i++)
+		;
+	if (i < u->plan.n) {
+		char *line = last_console_line(u, &u->plan.ps[i]);
+
+		printf("%sbooting %u guest%s: %.0f s, %u ready; %s: %s%s", tty ? "\r\033[K" : "",
+		       u->plan.n, u->plan.n == 1 ? "" : "s", now - t0, done,
+		       u->plan.ps[i].g->name, line, tty ? "" : "\n");
+		fflush(stdout);
+		g_free(line);
+	}
+}
+
 static int wait_booted(struct up *u, double t0)
 {
 	guint done = 0, i;
@@ -206,6 +246,8 @@ static int wait_booted(struct up *u, double t0)
 			if (r > 0) {
 				p->ready_s = lab_now() - t0;
 				done++;
+				if (isatty(STDOUT_FILENO))
+					printf("\r\033[K");
 				lab_info("guest %-12s booted in %6.1f s", p->g->name,
 					 p->ready_s);
 			} else if (r < 0 || lab_now() - t0 > u->o->timeout_s) {
@@ -216,8 +258,10 @@ static int wait_booted(struct up *u, double t0)
 				return -1;
 			}
 		}
-		if (done < u->plan.n)
+		if (done < u->plan.n) {
+			boot_progress(u, t0, done);
 			usleep(1000000);
+		}
 	}
 	return 0;
 }
@@ -476,7 +520,7 @@ static int up_instance(struct up *u, const struct lab_host *host,
 		return 1;
 	}
 	lab_phase_begin("store");
-	if (lab_inst_place(in, host) != 0) {
+	if (lab_inst_place(in, host, u->o->hosts_file) != 0) {
 		unlink(in->state_path); /* nothing was created yet */
 		return 1;
 	}

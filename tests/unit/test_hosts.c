@@ -6,7 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/hosts.h"
 #include "store/store.h"
@@ -57,12 +60,21 @@ static const struct {
 	{ "[host a]\nuri=qemu:///system\nstore=/srv/lab/\n", "h.ini:3: [host a] store: '/srv/lab/' a directory in one spelling" },
 	{ "[host a]\nuri=qemu:///system\nstore=/\n", "h.ini:3: [host a] store: '/' a directory in one spelling" },
 	{ "[host a]\nuri=qemu:///system\nstore=/srv//lab\n", "h.ini:3: [host a] store: '/srv//lab'" },
+	/* found by fuzz_hosts: a control byte in a store path */
+	{ "[host a]\nuri=qemu:///system\nstore=/v\x06" "a/..k\n", "h.ini:3: [host a] store:" },
 	{ "[host a]\nuri=qemu:///system\nguests=0\n", "h.ini:3: [host a] guests: '0'" },
 	{ "[host a]\nuri=qemu:///system\nguests=4 guests\n", "h.ini:3: [host a] guests: '4 guests'" },
 	{ "[host a]\nuri=qemu:///system\nmemory=512 GiB\n", "h.ini:3: [host a] memory: '512 GiB'" },
 	{ "[host a]\nuri=qemu:///system\nfoo\n", "h.ini:3: 'foo' is not a [section], key=value or # comment" },
 	{ "[host a]\nuri=qemu:///sys\x01tem\n", "h.ini:2: [host a] uri: 'qemu:///sys\\001tem' is not a libvirt URI" },
 	{ "[host a]\nuri=qemu:///system\xe9\n", "h.ini:2: [host a] uri: not valid UTF-8" },
+	/* a URI that would run a program as root when lab reads the file */
+	{ "[host a]\nuri=qemu+ext:///system?command=/tmp/x.sh\n", "h.ini:2: [host a] uri: 'qemu+ext:///system?command=/tmp/x.sh' uses a transport that runs a program" },
+	{ "[host a]\nuri=qemu+ssh://h/system?command=/tmp/x.sh\n", "h.ini:2: [host a] uri: 'qemu+ssh://h/system?command=/tmp/x.sh' names a program or socket" },
+	{ "[host a]\nuri=qemu+ssh://h/system?keyfile=/k&netcat=/tmp/nc\n", "h.ini:2: [host a] uri:" },
+	{ "[host a]\nuri=qemu+unix:///system?socket=/tmp/s\n", "h.ini:2: [host a] uri:" },
+	{ "[host a]\nuri=qemu+ssh://h/system?%63ommand=/x\n", "h.ini:2: [host a] uri: 'qemu+ssh://h/system?%63ommand=/x' has an escaped parameter name" },
+	{ "[host a]\nuri=qemu+ssh://h/system\nallow_programs=maybe\n", "h.ini:3: [host a] allow_programs: 'maybe' is neither true nor false" },
 };
 
 static void test_bad(void **state)
@@ -77,6 +89,47 @@ static void test_bad(void **state)
 				 err ? err : "(no error)");
 		g_free(err);
 	}
+}
+
+/* allow_programs = true lets a URI run its program: said, never silent */
+static void test_allow_programs(void **state)
+{
+	char *err = NULL;
+	struct lab_hosts *h = lab_hosts_parse("h.ini",
+		"[host a]\nuri=qemu+ssh://h/system?command=/opt/ssh\nallow_programs = true\n",
+		&err);
+
+	(void)state;
+	assert_non_null(h);
+	assert_true(lab_hosts_find(h, "a")->allow_programs);
+	lab_hosts_free(h);
+	assert_null(lab_uri_unsafe("qemu+libssh2://u@h:22/system?keyfile=/k&known_hosts=/kh", false));
+	assert_null(lab_uri_unsafe("qemu:///system", false));
+	assert_non_null(lab_uri_unsafe("xen:///system", true));
+}
+
+/* hosts.ini is read as code: another user's, or one others may write, is
+ * refused before it is read. */
+static void test_file_owner_and_mode(void **state)
+{
+	char *path = g_build_filename(getenv("LAB_HOME"), "hosts-mode.ini", NULL);
+
+	(void)state;
+	assert_true(g_file_set_contents(path, "[host a]\nuri = qemu:///system\n", -1, NULL));
+	chmod(path, 0644);
+	assert_null(lab_hosts_file_unsafe(path));
+	chmod(path, 0666);
+	assert_non_null(lab_hosts_file_unsafe(path));
+	assert_null(lab_hosts_open(path));
+	chmod(path, 0620);
+	assert_non_null(strstr(lab_hosts_file_unsafe(path), "writable by others"));
+	if (geteuid() == 0) { /* another owner */
+		chmod(path, 0644);
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		assert_non_null(strstr(lab_hosts_file_unsafe(path), "not owned"));
+	}
+	unlink(path);
+	g_free(path);
 }
 
 static void test_pool_names(void **state)
@@ -111,6 +164,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_allow_programs),
+		cmocka_unit_test(test_file_owner_and_mode),
 		cmocka_unit_test(test_pool_names),
 	};
 

@@ -64,6 +64,44 @@ static void test_home_checks(void **s)
 	why = lab_home_invalid("/var/lib/../../tmp/x");
 	assert_non_null(strstr(why, ".."));
 	g_free(why);
+	/* under a directory others may write (not sticky): it could be swapped */
+	g_free(lab_home_invalid(ww));
+	why = g_build_filename(ww, "home", NULL);
+	{
+		char *under = lab_home_invalid(why);
+
+		assert_non_null(under);
+		assert_non_null(strstr(under, "others may write"));
+		g_free(under);
+	}
+	g_free(why);
+	/* a symbolic link to a fine directory: refused, the link could turn */
+	why = g_build_filename(dir, "link", NULL);
+	assert_int_equal(symlink(fine, why), 0);
+	{
+		char *link = lab_home_invalid(why);
+
+		assert_non_null(link);
+		assert_non_null(strstr(link, "symbolic link"));
+		g_free(link);
+	}
+	unlink(why);
+	g_free(why);
+	/* under another user's directory */
+	if (geteuid() == 0) {
+		char *other = g_build_filename(dir, "other", NULL), *home, *w;
+
+		mkdir(other, 0755);
+		assert_int_equal(chown(other, 65534, 65534), 0);
+		home = g_build_filename(other, "home", NULL);
+		w = lab_home_invalid(home);
+		assert_non_null(w);
+		assert_non_null(strstr(w, "belongs to uid 65534"));
+		g_free(w);
+		g_free(home);
+		rmdir(other);
+		g_free(other);
+	}
 	/* g_dir_make_tmp gives mode 0700: QEMU's user could not reach below */
 	why = lab_home_unreachable(fine);
 	assert_non_null(why);
@@ -121,6 +159,10 @@ static void test_owner_table(void **s)
 		{ "<lab:owner xmlns:lab='http://example.invalid/other' instance='@INST@' home='@HOME@'/>", false, false, false },
 		/* other prefix, our namespace: ours */
 		{ "<x:owner xmlns:x='" LAB_OWNER_NS "' instance='@INST@' home='@HOME@' created='5'/>", true, true, false },
+		/* same instance and LAB_HOME on another machine sharing a host */
+		{ "<lab:owner xmlns:lab='" LAB_OWNER_NS "' instance='@INST@' home='@HOME@' machine='00000000'/>", true, false, false },
+		/* ... and on this one */
+		{ "<lab:owner xmlns:lab='" LAB_OWNER_NS "' instance='@INST@' home='@HOME@' machine='@MACH@'/>", true, true, false },
 		/* missing attributes: found but never ours */
 		{ "<lab:owner xmlns:lab='" LAB_OWNER_NS "'/>", true, false, false },
 		/* broken XML after the tag still finds the tag */
@@ -138,11 +180,15 @@ static void test_owner_table(void **s)
 			gchar **a = g_strsplit(cases[i].xml, "@HOME@", -1);
 			char *y = g_strjoinv(lab_home(), a);
 			gchar **b = g_strsplit(y, "@INST@", -1);
+			char *z = g_strjoinv(lab_instance(), b);
+			gchar **c = g_strsplit(z, "@MACH@", -1);
 
-			x = g_strjoinv(lab_instance(), b);
+			x = g_strjoinv(lab_machine_id(), c);
 			g_strfreev(a);
 			g_strfreev(b);
+			g_strfreev(c);
 			g_free(y);
+			g_free(z);
 		}
 		found = lab_owner_parse(x, cases[i].implied, &o);
 		if (found != cases[i].found || lab_owner_is_ours(&o) != cases[i].ours)

@@ -83,31 +83,63 @@ static void test_own_volumes_go_at_down(void **s)
 {
 	struct lab_host h = { .name = "t", .uri = URI, .store = "/unit/inst" };
 	struct lab_inst in;
-	char *p, *text;
+	char *p, *text, *own;
 
 	(void)s;
 	setenv("LAB_INSTANCE", "unit", 1);
 	assert_int_equal(lab_inst_open(&in, true), 0);
-	assert_int_equal(lab_inst_place(&in, &h), 0);
-	p = lab_inst_own(&in, "unit-a-root.qcow2");
-	assert_string_equal(p, "/unit/inst/unit-a-root.qcow2");
+	assert_int_equal(lab_inst_place(&in, &h, NULL), 0);
+	own = lab_inst_vol("a-root.qcow2");
+	assert_true(g_str_has_prefix(own, "unit."));
+	p = lab_inst_own(&in, own);
+	assert_true(g_str_has_suffix(p, own));
 	g_free(p);
 	/* recorded in state.ini before the volume exists */
 	assert_true(g_file_get_contents(in.state_path, &text, NULL, NULL));
-	assert_non_null(strstr(text, "volumes=unit-a-root.qcow2;"));
+	assert_non_null(strstr(text, own));
 	g_free(text);
-	vol(in.store, "unit-a-root.qcow2");
+	vol(in.store, own);
 	g_free(lab_inst_own(&in, "saved-0123456789abcdef-a-root.qcow2"));
 	vol(in.store, "saved-0123456789abcdef-a-root.qcow2");
 	vol(in.store, "image-0123456789abcdef-base.qcow2"); /* shared */
+	/* a name that is not this instance's, slipped into state.ini */
+	vol(in.store, "other.00000000.a-root.qcow2");
+	g_key_file_set_string(in.state, "instance", "saved-key", "0123456789abcdef");
+	g_free(lab_inst_own(&in, "other.00000000.a-root.qcow2"));
 	/* a saved state's disk becomes shared once the state is complete */
 	assert_int_equal(lab_inst_disown(&in, "saved-0123456789abcdef-a-root.qcow2"), 0);
 	assert_int_equal(lab_inst_teardown(&in), 0);
-	assert_false(lab_store_has(in.store, "unit-a-root.qcow2"));
+	assert_false(lab_store_has(in.store, own));
+	assert_true(lab_store_has(in.store, "other.00000000.a-root.qcow2"));
 	assert_true(lab_store_has(in.store, "saved-0123456789abcdef-a-root.qcow2"));
 	assert_true(lab_store_has(in.store, "image-0123456789abcdef-base.qcow2"));
 	assert_false(lab_exists(in.state_path));
 	lab_inst_close(&in);
+	g_free(own);
+}
+
+/* A state.ini that names a store hosts.ini does not know is not
+ * followed: lab touches no directory a state file alone points at. */
+static void test_state_store_checked(void **s)
+{
+	struct lab_inst in;
+	char *state;
+
+	(void)s;
+	setenv("LAB_INSTANCE", "unit2", 1);
+	assert_int_equal(lab_inst_open(&in, true), 0);
+	g_key_file_set_string(in.state, "instance", "host", "local");
+	g_key_file_set_string(in.state, "instance", "uri", "test:///default");
+	g_key_file_set_string(in.state, "instance", "store", "/etc");
+	g_key_file_set_string(in.state, "instance", "volumes", "passwd;");
+	assert_int_equal(lab_inst_save(&in), 0);
+	assert_int_equal(lab_inst_attach(&in), -1);
+	assert_null(in.store);
+	state = g_strdup(in.state_path);
+	lab_inst_close(&in);
+	unlink(state);
+	g_free(state);
+	setenv("LAB_INSTANCE", "unit", 1);
 }
 
 static void test_saved_by_key(void **s)
@@ -151,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_directory_refused),
 		cmocka_unit_test(test_own_volumes_go_at_down),
 		cmocka_unit_test(test_saved_by_key),
+		cmocka_unit_test(test_state_store_checked),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
