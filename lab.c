@@ -4,6 +4,7 @@
  * virsh's command table does. See README.md and HACKING.md. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "core/owner.h"
@@ -137,6 +138,7 @@ int lab_dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	umask(022); /* what lab writes others read, never write */
 	lab_install_signal_handlers();
 	return lab_dispatch(argc, argv);
 }

@@ -19,7 +19,15 @@ volatile sig_atomic_t lab_interrupted;
 
 static void on_signal(int sig)
 {
+	static const char msg[] = "\nlab: interrupted again: exiting now; "
+				  "`lab down` removes what is left\n";
+
 	(void)sig;
+	if (lab_interrupted) { /* the user insists: no more unwinding */
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+			_exit(130);
+		_exit(130);
+	}
 	lab_interrupted = 1;
 }
 
@@ -206,8 +214,10 @@ int lab_write_file(const char *path, const char *data, gssize len)
 {
 	GError *gerr = NULL;
 
-	/* g_file_set_contents writes a temp file, fsyncs, and renames. */
-	if (!g_file_set_contents(path, data, len, &gerr)) {
+	/* a temp file, fsynced, renamed; 0644 whatever the umask lets through
+	 * (0666 by default): results are read by others, written by lab only */
+	if (!g_file_set_contents_full(path, data, len,
+				      G_FILE_SET_CONTENTS_CONSISTENT, 0644, &gerr)) {
 		lab_err("cannot write %s: %s", path, gerr->message);
 		g_error_free(gerr);
 		return -1;
@@ -574,4 +584,9 @@ size_t lab_edit_distance(const char *a, const char *b)
 	g_free(prev);
 	g_free(cur);
 	return d;
+}
+
+gint lab_strcmp_p(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }

@@ -86,6 +86,8 @@ void lab_phase_summary(void);
 /* The phases so far on one line: "build 0.1 s, up (baseline) 7.2 s". */
 char *lab_phase_text(void);
 
+/* strcmp for g_ptr_array_sort of strings. */
+gint lab_strcmp_p(gconstpointer a, gconstpointer b);
 /* Levenshtein distance: how far a typo is from a known name. */
 size_t lab_edit_distance(const char *a, const char *b);
 

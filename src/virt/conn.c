@@ -7,13 +7,20 @@
 #include <glib.h>
 #include <libvirt/virterror.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Why the last lab_virt_open of this thread failed, when libvirt cannot
+ * say (it is still waiting in another thread). */
+static _Thread_local char *open_error;
 
 const char *lab_virt_error(void)
 {
 	virErrorPtr e = virGetLastError();
 
+	if (open_error)
+		return open_error;
 	return e && e->message ? e->message : "unknown libvirt error";
 }
 
@@ -64,14 +71,100 @@ bool lab_virt_lost(virConnectPtr c)
 	return g_atomic_int_get(&libvirt_gone) || (c && virConnectIsAlive(c) != 1);
 }
 
+/* virConnectOpen in a thread of its own: a libvirtd that accepts and never
+ * answers would hold it forever, and no signal reaches it there. Whoever
+ * finishes last (the opener or the waiter) frees it. */
+struct opener {
+	char *uri;
+	virConnectPtr conn;
+	char *err;
+	bool done, abandoned;
+	GMutex mu;
+	GCond cond;
+};
+
+static void opener_free(struct opener *o)
+{
+	g_free(o->uri);
+	g_free(o->err);
+	g_mutex_clear(&o->mu);
+	g_cond_clear(&o->cond);
+	g_free(o);
+}
+
+static gpointer open_thread(gpointer data)
+{
+	struct opener *o = data;
+	virConnectPtr c = virConnectOpen(o->uri);
+	virErrorPtr e = c ? NULL : virGetLastError();
+	bool abandoned;
+
+	g_mutex_lock(&o->mu);
+	o->conn = c;
+	o->err = c ? NULL : g_strdup(e && e->message ? e->message : "unknown libvirt error");
+	o->done = true;
+	abandoned = o->abandoned;
+	g_cond_signal(&o->cond);
+	g_mutex_unlock(&o->mu);
+	if (abandoned) {
+		if (c)
+			virConnectClose(c);
+		opener_free(o);
+	}
+	return NULL;
+}
+
+static int connect_timeout_s(void)
+{
+	const char *e = getenv("LAB_CONNECT_TIMEOUT");
+	int n;
+
+	return e && lab_parse_count(e, 1, 3600, &n) == 0 ? n : LAB_CONNECT_TIMEOUT_S;
+}
+
+static virConnectPtr open_bounded(const char *uri)
+{
+	struct opener *o = g_new0(struct opener, 1);
+	gint64 end = g_get_monotonic_time() + connect_timeout_s() * G_TIME_SPAN_SECOND;
+	virConnectPtr c = NULL;
+	bool done;
+
+	o->uri = g_strdup(uri);
+	g_mutex_init(&o->mu);
+	g_cond_init(&o->cond);
+	g_mutex_lock(&o->mu);
+	g_thread_unref(g_thread_new("libvirt-open", open_thread, o));
+	while (!o->done && !lab_interrupted && g_get_monotonic_time() < end)
+		g_cond_wait_until(&o->cond, &o->mu, g_get_monotonic_time() +
+				  G_TIME_SPAN_SECOND / 5);
+	done = o->done;
+	if (done) {
+		c = o->conn;
+		open_error = o->err ? g_strdup(o->err) : NULL;
+	} else {
+		o->abandoned = true;
+		open_error = lab_interrupted
+			? g_strdup("interrupted while connecting")
+			: g_strdup_printf("libvirt at %s accepted the connection but did not "
+					  "answer within %d s (LAB_CONNECT_TIMEOUT)", uri,
+					  connect_timeout_s());
+	}
+	g_mutex_unlock(&o->mu);
+	if (done)
+		opener_free(o);
+	return c;
+}
+
 virConnectPtr lab_virt_open(const char *uri)
 {
 	virConnectPtr c;
 
 	virSetErrorFunc(NULL, quiet_libvirt);
 	start_event_loop();
-	c = virConnectOpen(uri);
+	g_clear_pointer(&open_error, g_free);
+	c = open_bounded(uri);
 	if (c) {
+		g_clear_pointer(&open_error, g_free);
 		/* a ping every 5 s, 3 unanswered: a hung libvirtd is an error
 		 * after about 20 s instead of a lab that waits forever */
 		virConnectSetKeepAlive(c, 5, 3);

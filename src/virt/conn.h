@@ -6,8 +6,12 @@
 #include <stdbool.h>
 #include <libvirt/libvirt.h>
 
+/* Seconds a libvirtd has to answer a new connection (LAB_CONNECT_TIMEOUT
+ * overrides). */
+#define LAB_CONNECT_TIMEOUT_S 30
 /* A connection to URI with keepalive and quiet errors; NULL (no message:
- * see lab_virt_error) when it cannot be opened. */
+ * see lab_virt_error) when it cannot be opened, when libvirtd does not
+ * answer in time, or on Ctrl-C while waiting. */
 virConnectPtr lab_virt_open(const char *uri);
 /* "kvm" when hardware KVM (kvm_intel/kvm_amd) is loaded, else "qemu". */
 const char *lab_virt_domain_type(const char *accel);
