@@ -13,6 +13,7 @@ topology) seeds=(tests/corpus/topologies topologies) max_len=8192 ;;
 console) seeds=(tests/corpus/consoles tests/unit/consoles) max_len=16384 ;;
 results) seeds=(tests/corpus/results tests/unit/runs) max_len=16384 ;;
 hosts) seeds=(tests/corpus/hosts) max_len=4096 ;;
+stress) seeds=(tests/corpus/stress) max_len=16384 ;;
 *) echo "fuzz/run.sh: no fuzzer '$name'" >&2; exit 2 ;;
 esac
 dict=()

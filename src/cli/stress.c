@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "build/kernel.h"
 #include "core/stress_report.h"
+#include "core/suite.h"
 #include "jobs/stress.h"
 #include "jobs/stress_spread.h"
 #include "util/util.h"
@@ -203,6 +204,24 @@ static const char *conflict(char **names)
 	return NULL;
 }
 
+/* Tests and suites named exist, before anything comes up. */
+static int names_known(char **names)
+{
+	char *path = lab_src_path("tests/suite.ini"), *err = NULL;
+	struct lab_suite *suite = lab_suite_load(path, &err);
+	GPtrArray *tests = suite && names[0] ? lab_suite_expand(suite, names, &err) : NULL;
+	int rc = suite && (!names[0] || tests) ? 0 : -1;
+
+	if (rc)
+		lab_err("stress: %s", err);
+	if (tests)
+		g_ptr_array_free(tests, TRUE);
+	lab_suite_free(suite);
+	g_free(err);
+	g_free(path);
+	return rc;
+}
+
 static int run_stress(struct lab_inst *in, char **args)
 {
 	const char *why = conflict(args);
@@ -214,6 +233,8 @@ static int run_stress(struct lab_inst *in, char **args)
 		lab_err("stress: %s", why);
 		return 2;
 	}
+	if (names_known(args) != 0)
+		return 2;
 	s = lab_stress_new();
 	s->names = g_strdupv(args);
 	s->duration_s = duration_s;

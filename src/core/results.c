@@ -172,6 +172,8 @@ static json_object *result_json(const struct lab_result *r)
 	json_object_object_add(o, "dir", lab_json_str(r->dir));
 	json_object_object_add(o, "exit_code", json_object_new_int(r->exit_code));
 	json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
+	if (r->ended)
+		json_object_object_add(o, "ended", json_object_new_int64(r->ended));
 	json_object_object_add(o, "taint_before", json_object_new_int64(r->taint_before));
 	json_object_object_add(o, "taint_after", json_object_new_int64(r->taint_after));
 	json_object_object_add(o, "window_hits", json_object_new_int64(r->window_hits));
@@ -202,17 +204,26 @@ char *lab_results_json(const struct lab_run *run)
 	return s;
 }
 
-/* XML 1.0 forbids most control characters even as references (&#x1b;):
- * they become '?', and the text is made valid UTF-8 first. */
+/* XML 1.0 forbids most control characters even as references (&#x1b;),
+ * and U+FFFE and U+FFFF: they become '?', and the text is made valid UTF-8
+ * first. */
 char *lab_xml_text(const char *s)
 {
 	char *u = g_utf8_make_valid(s ? s : "", -1);
-	char *p;
+	GString *out = g_string_sized_new(strlen(u));
+	const char *p;
 
-	for (p = u; *p; p++)
-		if ((unsigned char)*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
-			*p = '?';
-	return u;
+	for (p = u; *p; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+
+		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+		    c == 0xfffe || c == 0xffff)
+			g_string_append_c(out, '?');
+		else
+			g_string_append_unichar(out, c);
+	}
+	g_free(u);
+	return g_string_free(out, FALSE);
 }
 
 static const char *first_title(const struct lab_result *r)
@@ -512,6 +523,7 @@ static struct lab_result *result_from_json(struct loader *l, json_object *o)
 	r->taint_after = jnum(l, o, "taint_after", -1, -1, LONG_MAX);
 	r->window_hits = jnum(l, o, "window_hits", -1, -1, LONG_MAX);
 	r->seconds = jseconds(l, o);
+	r->ended = jnum(l, o, "ended", 0, 0, 4102444800L);
 	if (r->dir && (g_path_is_absolute(r->dir) || strstr(r->dir, "..")))
 		bad(l, "dir", "must be a path inside the run");
 	load_reports(l, o, r);

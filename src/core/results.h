@@ -13,6 +13,7 @@ enum lab_verdict {
 	LAB_ERROR,        /* setup broke: the test says nothing */
 	LAB_TIMEOUT,      /* the runner's bound ran out and it killed the test */
 };
+#define LAB_VERDICTS (LAB_TIMEOUT + 1)
 
 /* Whose bug a failure shows (verdict.h decides). */
 enum lab_evidence {
@@ -41,6 +42,8 @@ struct lab_result {
 	char *reason;   /* one line: why this verdict */
 	int exit_code;  /* the program's, -1 if it did not finish */
 	double seconds;
+	gint64 ended;   /* when its verdict was made, seconds since the epoch
+			 * (0: not known) */
 	long taint_before, taint_after;
 	long window_hits; /* -1 when the test does not report it */
 	GPtrArray *reports; /* struct lab_rreport *: reports pinned to it, not

@@ -13,9 +13,12 @@ static char *when(gint64 t)
 	char buf[32];
 	time_t tt = (time_t)t;
 
+	struct tm tm;
+
 	if (!t)
 		return g_strdup("-");
-	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", localtime(&tt));
+	if (!localtime_r(&tt, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
+		return g_strdup("?");
 	return g_strdup(buf);
 }
 
@@ -119,6 +122,27 @@ static const char *colour(char v)
 }
 
 /* One row per test, a tick per outcome at its time. */
+/* Under the timeline: five ticks with the local time they stand for. */
+static void time_axis(GString *h, gint64 t0, gint64 t1, int left, int w, unsigned y)
+{
+	int i;
+
+	g_string_append_printf(h, "<line class=\"axis\" x1=\"%d\" y1=\"%u\" x2=\"%d\" "
+			       "y2=\"%u\" stroke=\"#888\"/>\n", left, y, left + w, y);
+	for (i = 0; i <= 4; i++) {
+		gint64 t = t0 + (t1 - t0) * i / 4;
+		char *label = when(t);
+		int x = left + w * i / 4;
+
+		g_string_append_printf(h, "<line x1=\"%d\" y1=\"%u\" x2=\"%d\" y2=\"%u\" "
+				       "stroke=\"#888\"/><text class=\"axis\" x=\"%d\" y=\"%u\" "
+				       "font-size=\"10\" text-anchor=\"%s\">%s</text>\n", x, y,
+				       x, y + 4, x, y + 16, i == 0 ? "start" : i == 4 ? "end" : "middle",
+				       label);
+		g_free(label);
+	}
+}
+
 static void timeline_svg(GString *h, const struct lab_stress *s)
 {
 	const int w = 1000, row = 18, left = 260;
@@ -135,11 +159,14 @@ static void timeline_svg(GString *h, const struct lab_stress *s)
 			t1 = MAX(t1, t);
 		}
 	}
-	if (t1 <= t0)
+	if (t0 > t1) /* no point at all */
+		t0 = 0, t1 = 1;
+	else if (t1 == t0)
 		t1 = t0 + 1;
 	g_string_append_printf(h, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
 			       "role=\"img\" aria-label=\"outcomes over time\">\n",
-			       left + w + 10, s->tests->len * row + 20);
+			       left + w + 10, s->tests->len * row + 44);
+	time_axis(h, t0, t1, left, w, s->tests->len * row + 6);
 	for (i = 0; i < s->tests->len; i++) {
 		const struct lab_stress_test *x = g_ptr_array_index(s->tests, i);
 		char *n = esc(x->name);
@@ -170,7 +197,9 @@ char *lab_stress_html(const struct lab_stress *s)
 			       "body{font-family:sans-serif;margin:1em;max-width:1260px}"
 			       "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .4em;"
 			       "font-size:90%%}pre{white-space:pre-wrap;font-size:80%%;background:#f7f7f7}"
-			       "</style></head><body>\n<h1>lab stress %s</h1>\n", id, id);
+			       "</style><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+			       "</head><body>\n<h1>lab stress %s</h1>\n"
+			       "<h2>Summary</h2>\n<pre class=\"summary\">%s</pre>\n", id, id, esum);
 	g_string_append(h, "<h2>Outcomes over time</h2>\n<p><small>green pass, red fail, "
 			"purple timeout, pink error, yellow inconclusive, grey skip</small></p>\n");
 	timeline_svg(h, s);
@@ -186,7 +215,7 @@ char *lab_stress_html(const struct lab_stress *s)
 		g_free(tests);
 		g_free(et);
 	}
-	g_string_append_printf(h, "</table>\n<h2>Summary</h2>\n<pre>%s</pre>\n</body></html>\n", esum);
+	g_string_append(h, "</table>\n</body></html>\n");
 	g_free(sum);
 	g_free(esum);
 	g_free(id);

@@ -16,7 +16,7 @@ void lab_wilson(long k, long n, double *lo, double *hi)
 	const double z = 1.959964;
 	double p, den, centre, half;
 
-	if (n <= 0) {
+	if (n <= 0 || k < 0 || k > n) {
 		*lo = 0;
 		*hi = 1;
 		return;
@@ -317,16 +317,134 @@ static void load_crash(struct lab_stress *s, json_object *o)
 	sarr(o, "dumps", c->dumps);
 }
 
+/* ---- what a state may hold: it is read back, printed and resumed ---- */
+
+#define T_MAX 4102444800LL /* 2100-01-01: any time after is made up */
+
+static bool time_ok(gint64 t)
+{
+	return t >= 0 && t <= T_MAX;
+}
+
+static bool text_ok(const char *v, const char *allowed, size_t max)
+{
+	return v && *v && strlen(v) <= max && strspn(v, allowed) == strlen(v);
+}
+
+/* A path the state names under its own directory: relative, no "..". */
+static bool inside(const char *p)
+{
+	return p && *p && p[0] != '/' && !strstr(p, "..") &&
+	       g_utf8_validate(p, -1, NULL) && !lab_stress_has_control(p);
+}
+
+#define COUNT_MAX 1000000000000L /* a count no stress run reaches */
+
+static bool count_ok(long n)
+{
+	return n >= 0 && n <= COUNT_MAX;
+}
+
+static const char *check_test(const struct lab_stress_test *t)
+{
+	guint i;
+
+	if (!count_ok(t->runs) || !count_ok(t->pass) || !count_ok(t->fail) ||
+	    !count_ok(t->inconclusive) || !count_ok(t->error) || !count_ok(t->timeout) ||
+	    !count_ok(t->skip) || !count_ok(t->window_hits) ||
+	    t->pass + t->fail + t->inconclusive + t->error + t->timeout + t->skip != t->runs)
+		return "a test's counts do not add up to its runs";
+	if (!time_ok(t->first_fail) || !time_ok(t->last_fail) ||
+	    !isfinite(t->total_s) || !isfinite(t->max_s) || t->total_s < 0 ||
+	    t->max_s < 0 || t->total_s > 1e12 || t->crash_streak < 0)
+		return "a test's times are out of range";
+	for (i = 0; i < t->timeline->len; i++)
+		if (!time_ok(g_array_index(t->timeline, struct lab_stress_point, i).t))
+			return "a timeline point is out of range";
+	return NULL;
+}
+
+static const char *check_crash(const struct lab_stress_crash *c)
+{
+	guint i;
+
+	if (!count_ok(c->count) || !time_ok(c->first) || !time_ok(c->last))
+		return "a crash title's count or times are out of range";
+	for (i = 0; i < c->excerpts->len; i++)
+		if (!inside(g_ptr_array_index(c->excerpts, i)))
+			return "an excerpt path leaves the stress directory";
+	for (i = 0; i < c->dumps->len; i++)
+		if (!inside(g_ptr_array_index(c->dumps, i)))
+			return "a dump path leaves the stress directory";
+	return NULL;
+}
+
+/* NULL when S is a state lab could have written, else why not. */
+static const char *check_state(const struct lab_stress *s)
+{
+	const char *why = NULL;
+	guint i;
+
+	if (!text_ok(s->id, "0123456789-", 40))
+		return "no id, or not one lab makes (digits and '-')";
+	if (!text_ok(s->topology, "abcdefghijklmnopqrstuvwxyz0123456789-_./", 256) ||
+	    !text_ok(s->kernel, "abcdefghijklmnopqrstuvwxyz0123456789-", 32))
+		return "no topology or kernel, or not one lab names";
+	if (!s->names[0])
+		return "no tests";
+	for (i = 0; s->names[i]; i++)
+		if (!text_ok(s->names[i], "abcdefghijklmnopqrstuvwxyz0123456789-.:", 128))
+			return "a test name lab would not write";
+	if (s->iteration < 0 || !count_ok(s->tests_run) || !count_ok(s->duration_s) ||
+	    !count_ok(s->loops) || s->steady < 0 || s->clean_streak < 0 || s->quarantine_after < 1 ||
+	    s->quarantine_after > 1000 || !time_ok(s->started) || !time_ok(s->updated) ||
+	    !isfinite(s->elapsed_s) || !isfinite(s->overhead_s) || s->elapsed_s < 0 ||
+	    s->elapsed_s > 1e12 || fabs(s->overhead_s) > 1e12)
+		return "a count or time is out of range";
+	for (i = 0; !why && i < s->tests->len; i++)
+		why = check_test(g_ptr_array_index(s->tests, i));
+	for (i = 0; !why && i < s->crashes->len; i++)
+		why = check_crash(g_ptr_array_index(s->crashes, i));
+	return why;
+}
+
+bool lab_stress_has_control(const char *v)
+{
+	for (; v && *v; v++)
+		if ((unsigned char)*v < 0x20 || *v == 0x7f)
+			return true;
+	return false;
+}
+
 struct lab_stress *lab_stress_from_json(const char *path, char **err)
 {
-	json_object *o = json_object_from_file(path), *a;
+	gchar *text = NULL;
+	gsize len = 0;
+	struct lab_stress *s;
+
+	if (!g_file_get_contents(path, &text, &len, NULL)) {
+		*err = g_strdup_printf("%s: cannot be read", path);
+		return NULL;
+	}
+	s = lab_stress_from_text(text, len, path, err);
+	g_free(text);
+	return s;
+}
+
+struct lab_stress *lab_stress_from_text(const char *text, gsize len,
+					const char *path, char **err)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *o = len <= 64 << 20 ? json_tokener_parse_ex(tok, text, (int)len) : NULL, *a;
 	struct lab_stress *s;
 	GPtrArray *names;
+	const char *why;
 	size_t i;
 
+	json_tokener_free(tok);
 	if (!o || !json_object_is_type(o, json_type_object)) {
 		*err = g_strdup_printf("%s: not a stress state (%s)", path,
-				       o ? "not an object" : json_util_get_last_err());
+				       o ? "not an object" : "not JSON");
 		json_object_put(o);
 		return NULL;
 	}
@@ -359,8 +477,8 @@ struct lab_stress *lab_stress_from_json(const char *path, char **err)
 		if (json_object_is_type(json_object_array_get_idx(a, i), json_type_object))
 			load_crash(s, json_object_array_get_idx(a, i));
 	json_object_put(o);
-	if (!s->id || !s->names[0]) {
-		*err = g_strdup_printf("%s: no id or no tests: not a stress state", path);
+	if ((why = check_state(s))) {
+		*err = g_strdup_printf("%s: not a stress state lab wrote: %s", path, why);
 		lab_stress_free(s);
 		return NULL;
 	}

@@ -76,7 +76,15 @@ void lab_stress_free(struct lab_stress *s);
 struct lab_stress_test *lab_stress_test_get(struct lab_stress *s, const char *name);
 struct lab_stress_crash *lab_stress_crash_get(struct lab_stress *s, const char *title);
 char *lab_stress_to_json(const struct lab_stress *s);
+/* stress.json read back strictly: NULL with *err when it is not a state
+ * lab could have written (fields missing, counts that do not add up, times
+ * out of range, paths that leave the stress directory). */
 struct lab_stress *lab_stress_from_json(const char *path, char **err);
+/* The same from its text (PATH names it in the message). */
+struct lab_stress *lab_stress_from_text(const char *text, gsize len,
+					const char *path, char **err);
+/* A control character is in V (a title must not write to a terminal). */
+bool lab_stress_has_control(const char *v);
 /* Add a part's counts into INTO (a stress spread over hosts): per test and
  * per title; its excerpt and dump paths (relative to its own directory)
  * get PREFIX, its directory relative to INTO's. Elapsed is the longest. */

@@ -294,6 +294,7 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	g_free(marker);
 	run_program(c, s, &o, &out);
 	r->seconds = lab_now() - t0;
+	r->ended = (gint64)time(NULL);
 	if (!o.domain_dead)
 		lab_run_observe(c, s, &o);
 	alive = !o.libvirt_lost && !o.domain_dead && !o.agent_lost;

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #define KEEP_FAILING_RUNS 20
@@ -49,9 +51,28 @@ static int save_state(struct lab_stress *s)
 	s->updated = (gint64)time(NULL);
 	json = lab_stress_to_json(s);
 	rc = lab_write_file(p, json, -1);
+	if (rc != 0)
+		lab_err("cannot write %s", p);
 	g_free(json);
 	g_free(p);
 	return rc;
+}
+
+/* One loop per stress directory: two `--resume ID` at once would count
+ * twice. The lock's fd (closed when the loop ends), or -1 with a message. */
+static int lock_dir(const struct lab_stress *s)
+{
+	char *p = g_build_filename(s->dir, "lock", NULL);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		lab_err("stress %s is running in another lab (%s): one loop per run",
+			s->id, p);
+		close(fd);
+		fd = -1;
+	}
+	g_free(p);
+	return fd;
 }
 
 /* ---- one iteration's results into the state ---- */
@@ -158,9 +179,11 @@ static void keep_dump(struct lab_stress *s, struct lab_stress_crash *c,
 }
 
 static void add_result(struct lab_stress *s, const struct lab_run *run,
-		       const struct lab_result *r, gint64 now, bool *failed)
+		       const struct lab_result *r, gint64 iteration_start, bool *failed)
 {
 	struct lab_stress_test *t = lab_stress_test_get(s, r->name);
+	/* the test's own time, not its iteration's */
+	gint64 now = r->ended ? r->ended : iteration_start;
 
 	t->runs++;
 	t->total_s += r->seconds;
@@ -397,10 +420,13 @@ static int loop(struct lab_stress *s, const struct lab_stress_opts *so,
 		struct lab_inst *in)
 {
 	double session = lab_now();
-	int rc = 0;
+	int rc = 0, unsaved = 0;
 
 	lab_info("stress %s: seed %" G_GUINT64_FORMAT " (--seed to replay), state %s/stress.json",
 		 s->id, s->seed, s->dir);
+	/* --status answers from the start, not after the first iteration */
+	if (save_state(s) != 0)
+		rc = unsaved = 1;
 	while (!rc) {
 		if (s->loops && s->iteration >= s->loops) {
 			s->stop_reason = g_strdup_printf("%ld loops done", s->loops);
@@ -413,7 +439,11 @@ static int loop(struct lab_stress *s, const struct lab_stress_opts *so,
 		rc = iterate(s, so, in);
 		s->elapsed_s += lab_now() - session;
 		session = lab_now();
-		save_state(s);
+		if (save_state(s) != 0 && !rc) {
+			/* a loop whose counts are not kept is no overnight run */
+			s->stop_reason = g_strdup("stress.json could not be written (disk full?)");
+			rc = unsaved = 1;
+		}
 		status_line(s, session);
 	}
 	if (isatty(STDOUT_FILENO))
@@ -421,7 +451,7 @@ static int loop(struct lab_stress *s, const struct lab_stress_opts *so,
 	if (rc == 130)
 		s->stop_reason = g_strdup("interrupted (lab stress --resume continues)");
 	save_state(s);
-	return rc == 130 || rc == 3 ? rc : 0;
+	return rc == 130 || rc == 3 ? rc : unsaved;
 }
 
 /* ---- bring-up, resume, status ---- */
@@ -443,11 +473,16 @@ int lab_stress_here(struct lab_stress *s, const struct lab_stress_opts *so,
 				  .accel = "auto", .timeout_s = 900, .host = so->host,
 				  .hosts_file = so->hosts_file };
 	struct lab_session se;
-	int rc = lab_session_up(&se, &up, true, host_lost);
+	int lock = lock_dir(s), rc;
 	char *k;
 
+	*host_lost = false;
+	if (lock < 0)
+		return -1;
+	rc = lab_session_up(&se, &up, true, host_lost);
 	if (rc != 0) {
 		lab_inst_close(&se.in);
+		close(lock);
 		return -1;
 	}
 	g_free(s->kernel_dir);
@@ -461,5 +496,6 @@ int lab_stress_here(struct lab_stress *s, const struct lab_stress_opts *so,
 	*host_lost = rc == 3;
 	lab_stress_write_reports(s);
 	lab_session_end(&se, so->keep);
+	close(lock);
 	return rc;
 }

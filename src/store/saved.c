@@ -104,41 +104,51 @@ static char *disk_suffix(guint i)
 /* ---- check ---- */
 
 static char *check_guest(GKeyFile *kf, const char *key, const char *guest,
-			 gint64 (*size_of)(void *, const char *), void *arg)
+			 lab_saved_facts_fn facts, void *arg)
 {
 	char *grp = g_strdup_printf("guest %s", guest), *why = NULL, *name;
-	gint64 want = g_key_file_get_int64(kf, grp, "state-size", NULL), have;
+	gint64 want = g_key_file_get_int64(kf, grp, "state-size", NULL);
+	char *mtime = g_key_file_get_string(kf, grp, "state-mtime", NULL);
+	char *header = g_key_file_get_string(kf, grp, "state-header", NULL);
 	int n = g_key_file_get_integer(kf, grp, "disks", NULL), i;
+	struct lab_saved_facts f;
 
 	if (!g_key_file_has_group(kf, grp)) {
 		why = g_strdup_printf("guest %s is not in its manifest", guest);
 		goto out;
 	}
 	name = lab_saved_name(key, guest, ".state");
-	have = size_of(arg, name);
-	if (have != want)
+	memset(&f, 0, sizeof(f));
+	if (!facts(arg, name, &f) || f.size != want)
 		why = g_strdup_printf("%s is %" G_GINT64_FORMAT " bytes, the manifest says %"
 				      G_GINT64_FORMAT " (truncated or replaced)",
-				      name, have, want);
+				      name, f.size, want);
+	else if (!mtime || strcmp(mtime, f.mtime))
+		why = g_strdup_printf("%s was written again since the save (mtime %s, the "
+				      "manifest says %s)", name, f.mtime, mtime ? mtime : "?");
+	else if (!header || strcmp(header, f.header))
+		why = g_strdup_printf("%s holds another domain than the one saved "
+				      "(its libvirt header differs)", name);
 	g_free(name);
 	for (i = -1; !why && i < n; i++) {
 		char *suffix = i < 0 ? g_strdup("-root.qcow2") : disk_suffix((guint)i);
+		struct lab_saved_facts d = { 0 };
 
 		name = lab_saved_name(key, guest, suffix);
-		if (size_of(arg, name) < 0)
+		if (!facts(arg, name, &d))
 			why = g_strdup_printf("frozen disk %s is missing", name);
 		g_free(name);
 		g_free(suffix);
 	}
 out:
+	g_free(mtime);
+	g_free(header);
 	g_free(grp);
 	return why;
 }
 
 char *lab_saved_check_manifest(const char *manifest, const char *key,
-			       char **guests,
-			       gint64 (*size_of)(void *arg, const char *name),
-			       void *arg)
+			       char **guests, lab_saved_facts_fn facts, void *arg)
 {
 	GKeyFile *kf = g_key_file_new();
 	char *why = NULL, *format = NULL;
@@ -153,24 +163,45 @@ char *lab_saved_check_manifest(const char *manifest, const char *key,
 				      format ? format : "(none)", LAB_SAVED_FORMAT);
 	}
 	for (; !why && guests && *guests; guests++)
-		why = check_guest(kf, key, *guests, size_of, arg);
+		why = check_guest(kf, key, *guests, facts, arg);
 	g_free(format);
 	g_key_file_free(kf);
 	return why;
 }
 
-static gint64 store_size(void *arg, const char *name)
+/* What the store says of a volume: size, mtime, and for a state file a
+ * hash of the libvirt header it carries (the domain it restores). */
+static bool store_facts(void *arg, const char *name, struct lab_saved_facts *f)
 {
 	struct lab_store *st = arg;
 	virStorageVolPtr v = virStorageVolLookupByName(st->pool, name);
 	virStorageVolInfo vi;
-	gint64 n = -1;
+	char *xml, *m, *path, *desc;
 
-	if (v && virStorageVolGetInfo(v, &vi) == 0)
-		n = (gint64)vi.capacity;
-	if (v)
-		virStorageVolFree(v);
-	return n;
+	memset(f, 0, sizeof(*f));
+	f->size = -1;
+	if (!v)
+		return false;
+	if (virStorageVolGetInfo(v, &vi) == 0)
+		f->size = (gint64)vi.capacity;
+	xml = virStorageVolGetXMLDesc(v, 0);
+	if (xml && (m = strstr(xml, "<mtime>")))
+		g_strlcpy(f->mtime, m + 7, MIN(sizeof(f->mtime), strcspn(m + 7, "<") + 1));
+	free(xml);
+	if (g_str_has_suffix(name, ".state")) {
+		path = lab_store_path(st, name);
+		desc = virDomainSaveImageGetXMLDesc(virStoragePoolGetConnect(st->pool), path, 0);
+		if (desc) {
+			char *h = g_compute_checksum_for_string(G_CHECKSUM_SHA256, desc, -1);
+
+			g_strlcpy(f->header, h, sizeof(f->header));
+			g_free(h);
+		}
+		free(desc);
+		g_free(path);
+	}
+	virStorageVolFree(v);
+	return true;
 }
 
 /* The manifest's text, or NULL when there is none. */
@@ -204,7 +235,7 @@ char *lab_saved_check(struct lab_store *st, const char *key, char **guests,
 		g_free(base);
 		return why;
 	}
-	in = lab_saved_check_manifest(manifest, key, guests, store_size, st);
+	in = lab_saved_check_manifest(manifest, key, guests, store_facts, st);
 	why = in ? g_strdup_printf("saved state %s on host %s: %s", base, st->host, in)
 		 : NULL;
 	g_free(in);
@@ -328,8 +359,13 @@ static int write_manifest(struct lab_store *st, const char *key,
 		char *grp = g_strdup_printf("guest %s", gs[i].guest);
 		char *state = lab_saved_name(key, gs[i].guest, ".state");
 
+		struct lab_saved_facts f;
+
+		store_facts(st, state, &f);
 		g_key_file_set_string(kf, grp, "domain", gs[i].domain);
-		g_key_file_set_int64(kf, grp, "state-size", store_size(st, state));
+		g_key_file_set_int64(kf, grp, "state-size", f.size);
+		g_key_file_set_string(kf, grp, "state-mtime", f.mtime);
+		g_key_file_set_string(kf, grp, "state-header", f.header);
 		g_key_file_set_integer(kf, grp, "disks", (int)n_disks(&gs[i]));
 		g_key_file_set_double(kf, grp, "boot-seconds", gs[i].boot_s);
 		g_free(grp);

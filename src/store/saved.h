@@ -26,7 +26,7 @@
 struct lab_store;
 
 /* Bump when the saved layout or what a ready guest is changes. */
-#define LAB_SAVED_FORMAT "lab-saved-2"
+#define LAB_SAVED_FORMAT "lab-saved-3"
 /* Default cap of a store's saved states in MiB; LAB_SAVED_MAX_MB
  * overrides, 0 turns saving off. */
 #define LAB_SAVED_MAX_MB_DEFAULT 8192
@@ -68,13 +68,21 @@ struct lab_saved_guest {
 	double boot_s;       /* seconds to ready on the fresh boot */
 };
 
+/* What a store says of a volume of a saved state. */
+struct lab_saved_facts {
+	gint64 size;      /* bytes, -1 when missing */
+	char mtime[40];   /* as the volume's XML gives it, to the nanosecond */
+	char header[65];  /* a state file's libvirt header, hashed (SHA-256) */
+};
+/* Fills F for volume NAME; false when there is none. */
+typedef bool (*lab_saved_facts_fn)(void *arg, const char *name,
+				   struct lab_saved_facts *f);
 /* NULL when MANIFEST (the text of saved-K.ok) describes a complete state
- * for GUESTS whose volumes are as large as it says (SIZE_OF: bytes of a
- * volume, -1 when missing), else why not. Pure. */
+ * for GUESTS whose state files are as large as it says, unwritten since
+ * the save (mtime) and hold the domains saved (header), and whose disks
+ * are there; else why not. Pure. */
 char *lab_saved_check_manifest(const char *manifest, const char *key,
-			       char **guests,
-			       gint64 (*size_of)(void *arg, const char *name),
-			       void *arg);
+			       char **guests, lab_saved_facts_fn facts, void *arg);
 /* NULL when the store holds a complete state KEY for GUESTS, else why
  * not; *absent when there is simply none. */
 char *lab_saved_check(struct lab_store *st, const char *key, char **guests,

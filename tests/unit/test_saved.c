@@ -122,58 +122,76 @@ static void test_key_instance(void **st)
 	g_free(k2);
 }
 
-/* Volume sizes of a fake store: NAME=SIZE lines. */
-static gint64 fake_size(void *arg, const char *name)
+/* A fake store: "\nNAME=SIZE,MTIME,HEADER" per volume. */
+static bool fake_facts(void *arg, const char *name, struct lab_saved_facts *f)
 {
 	char *needle = g_strdup_printf("\n%s=", name);
 	const char *p = strstr(arg, needle);
-	gint64 n = p ? g_ascii_strtoll(p + strlen(needle), NULL, 10) : -1;
+	char **parts, *line;
 
+	memset(f, 0, sizeof(*f));
+	f->size = -1;
 	g_free(needle);
-	return n;
+	if (!p)
+		return false;
+	p = strchr(p, '=') + 1;
+	line = g_strndup(p, strcspn(p, "\n"));
+	parts = g_strsplit(line, ",", 3);
+	g_free(line);
+	f->size = g_ascii_strtoll(parts[0], NULL, 10);
+	if (parts[1])
+		g_strlcpy(f->mtime, parts[1], sizeof(f->mtime));
+	if (parts[1] && parts[2])
+		g_strlcpy(f->header, parts[2], sizeof(f->header));
+	g_strfreev(parts);
+	return true;
 }
 
+static void expect_why(const char *manifest, char **names, const char *vols,
+		       const char *want)
+{
+	char *why = lab_saved_check_manifest(manifest, "0123456789abcdef", names,
+					     fake_facts, (void *)vols);
+
+	if (!want) {
+		if (why)
+			fail_msg("refused: %s", why);
+		return;
+	}
+	if (!why || !strstr(why, want))
+		fail_msg("want '%s', got '%s'", want, why ? why : "(accepted)");
+	g_free(why);
+}
+
+/* A saved state is restored only when its manifest describes exactly the
+ * volumes there: same size, unwritten since (mtime), the same domain in
+ * each state file (its libvirt header), every frozen disk. */
 static void test_check(void **st)
 {
-	const char *key = "0123456789abcdef";
 	const char *good = "[saved]\nformat=" LAB_SAVED_FORMAT "\n"
-			   "[guest a]\nstate-size=5\ndisks=1\n";
-	const char *vols = "\nsaved-0123456789abcdef-a.state=5"
+			   "[guest a]\nstate-size=5\nstate-mtime=100.5\nstate-header=h1\ndisks=1\n";
+	const char *vols = "\nsaved-0123456789abcdef-a.state=5,100.5,h1"
 			   "\nsaved-0123456789abcdef-a-root.qcow2=1"
 			   "\nsaved-0123456789abcdef-a-disk0.qcow2=1\n";
-	char *names[] = { "a", NULL }, *why, *v;
+	char *names[] = { "a", NULL }, *b[] = { "b", NULL };
 
 	(void)st;
-	assert_null(lab_saved_check_manifest(good, key, names, fake_size, (void *)vols));
-	/* truncated state file */
-	v = g_strdup(vols);
-	*strstr(v, "state=5") = 0;
-	v = g_strconcat(v, "state=3\n", strstr(vols, "state=5") + 7, NULL);
-	why = lab_saved_check_manifest(good, key, names, fake_size, v);
-	assert_non_null(why);
-	assert_non_null(strstr(why, "truncated"));
-	g_free(why);
-	g_free(v);
-	/* a frozen disk missing */
-	v = g_strndup(vols, strstr(vols, "\nsaved-0123456789abcdef-a-disk0") - vols + 1);
-	why = lab_saved_check_manifest(good, key, names, fake_size, v);
-	assert_non_null(strstr(why, "a-disk0.qcow2 is missing"));
-	g_free(why);
-	g_free(v);
-	/* a guest the manifest does not know */
-	names[0] = "b";
-	why = lab_saved_check_manifest(good, key, names, fake_size, (void *)vols);
-	assert_non_null(strstr(why, "not in its manifest"));
-	g_free(why);
-	/* another format, and no manifest text at all */
-	names[0] = "a";
-	why = lab_saved_check_manifest("[saved]\nformat=lab-saved-0\n", key, names,
-				       fake_size, (void *)vols);
-	assert_non_null(strstr(why, "format"));
-	g_free(why);
-	why = lab_saved_check_manifest("garbage\x01", key, names, fake_size, (void *)vols);
-	assert_non_null(strstr(why, "not readable"));
-	g_free(why);
+	expect_why(good, names, vols, NULL);
+	expect_why(good, names, "\nsaved-0123456789abcdef-a.state=3,100.5,h1"
+		   "\nsaved-0123456789abcdef-a-root.qcow2=1\nsaved-0123456789abcdef-a-disk0.qcow2=1\n",
+		   "truncated or replaced");
+	/* the same size, written again: a replaced file is not trusted */
+	expect_why(good, names, "\nsaved-0123456789abcdef-a.state=5,200.1,h1"
+		   "\nsaved-0123456789abcdef-a-root.qcow2=1\nsaved-0123456789abcdef-a-disk0.qcow2=1\n",
+		   "written again since the save");
+	expect_why(good, names, "\nsaved-0123456789abcdef-a.state=5,100.5,h2"
+		   "\nsaved-0123456789abcdef-a-root.qcow2=1\nsaved-0123456789abcdef-a-disk0.qcow2=1\n",
+		   "holds another domain");
+	expect_why(good, names, "\nsaved-0123456789abcdef-a.state=5,100.5,h1"
+		   "\nsaved-0123456789abcdef-a-root.qcow2=1\n", "a-disk0.qcow2 is missing");
+	expect_why(good, b, vols, "not in its manifest");
+	expect_why("[saved]\nformat=lab-saved-0\n", names, vols, "format");
+	expect_why("garbage\x01", names, vols, "not readable");
 }
 
 static struct lab_saved_entry *entry(const char *key, unsigned long long mib,

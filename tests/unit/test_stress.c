@@ -130,6 +130,61 @@ static void test_round_trip(void **st)
 	g_free(p);
 }
 
+/* stress.json is read back by --status and --resume: a crafted one is
+ * refused with its reason, never crashes the printing or the loop. */
+static void test_crafted_states(void **st)
+{
+	static const char good[] =
+		"{\"id\":\"20261204-083000\",\"topology\":\"smoke\",\"kernel\":\"patched\","
+		"\"names\":[\"smoke\"],\"quarantine_after\":3,\"started\":1700000000,"
+		"\"tests\":[{\"name\":\"t010\",\"runs\":2,\"pass\":1,\"fail\":1,"
+		"\"first_fail\":1700000100}],\"crashes\":[{\"title\":\"x\",\"count\":1,"
+		"\"excerpts\":[\"crashes/1/excerpt-1.txt\"]}]}";
+	static const struct {
+		const char *from, *to, *why;
+	} bad[] = {
+		{ "\"first_fail\":1700000100", "\"first_fail\":9000000000000000000", "times are out of range" },
+		{ "\"topology\":\"smoke\",", "", "no topology" },
+		{ "\"fail\":1,", "\"fail\":5,", "do not add up" },
+		{ "\"pass\":1,", "\"pass\":-1,", "do not add up" },
+		{ "crashes/1/excerpt-1.txt", "../../../etc/shadow", "leaves the stress directory" },
+		{ "crashes/1/excerpt-1.txt", "/etc/shadow", "leaves the stress directory" },
+		{ "\"id\":\"20261204-083000\"", "\"id\":\"../x\"", "no id" },
+		{ "\"names\":[\"smoke\"]", "\"names\":[]", "no tests" },
+		{ "\"quarantine_after\":3", "\"quarantine_after\":0", "out of range" },
+		{ "\"started\":1700000000", "\"started\":-5", "out of range" },
+	};
+	char *err = NULL, *text;
+	struct lab_stress *s;
+	size_t i;
+
+	(void)st;
+	s = lab_stress_from_text(good, strlen(good), "s.json", &err);
+	assert_non_null(s);
+	text = lab_stress_text(s);
+	g_free(text);
+	lab_stress_free(s);
+	for (i = 0; i < G_N_ELEMENTS(bad); i++) {
+		gchar **parts = g_strsplit(good, bad[i].from, 2);
+		char *j = g_strjoinv(bad[i].to, parts);
+
+		assert_non_null(parts[1]);
+		s = lab_stress_from_text(j, strlen(j), "s.json", &err);
+		if (s || !err || !strstr(err, bad[i].why))
+			fail_msg("case %zu: want '%s', got %s", i, bad[i].why, err ? err : "a state");
+		g_clear_pointer(&err, g_free);
+		g_strfreev(parts);
+		g_free(j);
+	}
+	/* fail > runs in a state built in memory: the interval stays a number */
+	{
+		double lo, hi;
+
+		lab_wilson(5, 2, &lo, &hi);
+		assert_true(lo == 0 && hi == 1);
+	}
+}
+
 /* Parts of a stress spread over two hosts add up: counts per test, one
  * entry per title with both hosts' tests, paths under each part's
  * directory, the earliest first failure, the longest elapsed time. */
@@ -234,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_wilson),
 		cmocka_unit_test(test_titles),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_crafted_states),
 		cmocka_unit_test(test_unique_dirs),
 		cmocka_unit_test(test_merge),
 	};
