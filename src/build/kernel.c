@@ -66,8 +66,10 @@ char *lab_kernel_dir(const char *review, const char *name)
 	g_free(rel);
 	g_free(key);
 	if (!lab_exists(bz)) {
-		lab_err("the %s kernel for the current series is not built: run `lab build %s`",
-			name, name);
+		lab_err("the %s kernel for the current series is not built in %s: run `lab build %s`%s",
+			name, lab_home(), name, geteuid() == 0 ? "" :
+			" (lab builds and runs guests as root; for other users LAB_HOME is "
+			"~/.cache/lab, where root's kernels are not)");
 		g_free(bz);
 		g_free(dir);
 		return NULL;

@@ -13,8 +13,9 @@ static char **hosts;
 static const struct lab_opt review_opts[] = {
 	{ "--topology", "-t", LAB_OPT_STR, "TOPOLOGY", "a name from topologies/ or a path",
 	  &ro.topology, 0, 0, NULL, "default" },
-	{ "--duration", NULL, LAB_OPT_INT, "SECONDS",
-	  "each race test's own time (LAB_DURATION), 1..604800", &duration_s, 1,
+	{ "--race-seconds", "--duration", LAB_OPT_INT, "SECONDS",
+	  "each race test's own time (LAB_DURATION in the guest), not the run's",
+	  &duration_s, 1,
 	  7 * 86400, NULL, NULL },
 	{ "--keep-going", NULL, LAB_OPT_FLAG, NULL,
 	  "write the report even when one kernel's run broke", &keep_going, 0, 0,

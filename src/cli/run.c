@@ -6,8 +6,9 @@
 static int duration_s;
 
 static const struct lab_opt run_opts[] = {
-	{ "--duration", NULL, LAB_OPT_INT, "SECONDS",
-	  "each race test's own time (LAB_DURATION), 1..604800", &duration_s, 1,
+	{ "--race-seconds", "--duration", LAB_OPT_INT, "SECONDS",
+	  "each race test's own time (LAB_DURATION in the guest), not the run's",
+	  &duration_s, 1,
 	  7 * 86400, NULL, NULL },
 	{ 0 },
 };

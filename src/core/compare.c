@@ -2,6 +2,7 @@
  * (`lab compare`). */
 #include "core/compare.h"
 #include "core/results.h"
+#include "util/util.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,23 +33,43 @@ const char *lab_compare_change(const char *a, const char *b)
 	return "flaky";
 }
 
-static void compare_line(const char *name, const struct lab_result *x,
-			 const struct lab_result *y)
+/* One line; 1 when the test regressed from A to B. */
+static int compare_line(const char *name, const struct lab_result *x,
+			const struct lab_result *y)
 {
 	const char *a = x ? lab_verdict_name(x->verdict) : NULL;
 	const char *b = y ? lab_verdict_name(y->verdict) : NULL;
+	const char *change = lab_compare_change(a, b);
 
-	printf("%-36s %-13s %-13s %s\n", name, a ? a : "-", b ? b : "-",
-	       lab_compare_change(a, b));
+	printf("%-36s %-13s %-13s %s\n", name, a ? a : "-", b ? b : "-", change);
+	return strcmp(change, "regressed") == 0;
 }
 
-int lab_compare_runs(const char *dir_a, const char *dir_b)
+/* A run directory, or the ID a run printed ($LAB_HOME/runs/ID, "latest"). */
+char *lab_run_dir_of(const char *arg)
 {
+	char *dir;
+
+	if (g_file_test(arg, G_FILE_TEST_IS_DIR) || strchr(arg, '/'))
+		return g_strdup(arg);
+	dir = g_build_filename(lab_home(), "runs", arg, NULL);
+	if (g_file_test(dir, G_FILE_TEST_IS_DIR))
+		return dir;
+	g_free(dir);
+	return g_strdup(arg);
+}
+
+int lab_compare_runs(const char *arg_a, const char *arg_b)
+{
+	char *dir_a = lab_run_dir_of(arg_a), *dir_b = lab_run_dir_of(arg_b);
 	struct lab_run *a, *b;
+	int regressed = 0;
 	guint i;
 
 	a = lab_results_load_dir(dir_a);
 	b = a ? lab_results_load_dir(dir_b) : NULL;
+	g_free(dir_a);
+	g_free(dir_b);
 	if (!a || !b) {
 		lab_run_free(a);
 		return 1;
@@ -58,7 +79,7 @@ int lab_compare_runs(const char *dir_a, const char *dir_b)
 	for (i = 0; i < a->results->len; i++) {
 		const struct lab_result *x = g_ptr_array_index(a->results, i);
 
-		compare_line(x->name, x, find(b, x->name));
+		regressed += compare_line(x->name, x, find(b, x->name));
 	}
 	for (i = 0; i < b->results->len; i++) {
 		const struct lab_result *y = g_ptr_array_index(b->results, i);
@@ -68,5 +89,7 @@ int lab_compare_runs(const char *dir_a, const char *dir_b)
 	}
 	lab_run_free(a);
 	lab_run_free(b);
-	return 0;
+	if (regressed)
+		printf("%d test%s regressed from A to B\n", regressed, regressed == 1 ? "" : "s");
+	return regressed ? 1 : 0;
 }

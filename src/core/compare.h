@@ -4,8 +4,10 @@
 
 /* "fixed", "regressed", "unchanged", "flaky" (other change), "only in A/B". */
 const char *lab_compare_change(const char *a, const char *b);
-/* Print a line per test of runs DIR_A and DIR_B with its change. 0, or 1
- * when a run cannot be loaded. */
-int lab_compare_runs(const char *dir_a, const char *dir_b);
+/* A run directory, or the ID a run printed ($LAB_HOME/runs/ID, "latest"). */
+char *lab_run_dir_of(const char *arg);
+/* Print a line per test of runs A and B (directories or IDs) with its
+ * change. 0; 1 when a test regressed or a run cannot be loaded. */
+int lab_compare_runs(const char *a, const char *b);
 
 #endif

@@ -336,6 +336,16 @@ static char *function_from(struct scanner *s, struct building *b, GRegex *re,
 
 /* What the start line names, then the WARNING's site, then RIP, then the
  * Call Trace: the first of them that is not a reporting helper. */
+/* What the console carried may hold ESC or BEL: a title reaches terminals
+ * and file names, so every control character becomes '?'. In place. */
+static char *printable(char *s)
+{
+	for (char *p = s; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
+}
+
 static char *guilty_function(struct scanner *s, struct building *b)
 {
 	char *f = b->hint ? guilty_name(s, b->hint) : NULL;
@@ -391,12 +401,13 @@ static void finish(struct scanner *s)
 	}
 	r = g_new0(struct lab_report, 1);
 	r->type = g_strdup(b->pat->type);
-	r->function = guilty_function(s, b);
+	r->function = printable(guilty_function(s, b));
 	if (b->pat->in_func && r->function)
 		r->title = g_strdup_printf("%s in %s", b->title, r->function);
 	else
 		r->title = g_strdup(b->title);
-	r->first_line = g_steal_pointer(&b->first_line);
+	printable(r->title);
+	r->first_line = printable(g_steal_pointer(&b->first_line));
 	r->message = g_steal_pointer(&b->message);
 	r->test = g_steal_pointer(&b->test);
 	r->excerpt = excerpt(b->text);

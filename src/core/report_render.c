@@ -78,6 +78,21 @@ static char *summary_text(GPtrArray *rows, const struct lab_review_info *info,
 	return s;
 }
 
+/* One line that says how the review came out, for the top of a page. */
+static char *verdict_banner(const struct counts *n)
+{
+	int counted = n->verified + n->inconclusive + n->not_reproduced + n->regression;
+
+	if (n->regression)
+		return g_strdup_printf("%d regression%s: a fix fails on patched",
+				       n->regression, n->regression == 1 ? "" : "s");
+	if (n->verified == counted)
+		return g_strdup_printf("%d of %d reproducible fixes verified", n->verified, counted);
+	return g_strdup_printf("%d of %d reproducible fixes verified; %d fall short "
+			       "(inconclusive or not reproduced)", n->verified, counted,
+			       counted - n->verified);
+}
+
 /* ---- text ---- */
 
 static char *clip(const char *s, int n)
@@ -87,6 +102,35 @@ static char *clip(const char *s, int n)
 	if ((int)strlen(s) <= n)
 		return g_strdup(s);
 	return g_strdup_printf("%.*s...", n - 3, s);
+}
+
+#define TEXT_WIDTH 100 /* report.txt reads in a terminal or a mail */
+
+/* TEXT after INDENT spaces, wrapped at spaces to TEXT_WIDTH columns (a
+ * word longer than a line stays whole). */
+static void wrapped(GString *t, int indent, const char *text)
+{
+	const char *p = text ? text : "-";
+	int col = 0;
+
+	while (*p) {
+		size_t w = strcspn(p, " "), n;
+
+		if (col && col + 1 + (int)w > TEXT_WIDTH - indent) {
+			g_string_append_c(t, '\n');
+			col = 0;
+		}
+		if (!col)
+			g_string_append_printf(t, "%*s", indent, "");
+		else
+			g_string_append_c(t, ' ');
+		g_string_append_len(t, p, (gssize)w);
+		col += (col ? 1 : 0) + (int)w;
+		p += w;
+		n = strspn(p, " ");
+		p += n;
+	}
+	g_string_append_c(t, '\n');
 }
 
 char *lab_report_text(GPtrArray *rows, const struct lab_review_info *info,
@@ -107,19 +151,36 @@ char *lab_report_text(GPtrArray *rows, const struct lab_review_info *info,
 				       r->article, r->seed, title,
 				       r->base.verdict ? r->base.verdict : "-",
 				       r->patched.verdict ? r->patched.verdict : "-", label);
-		if (r->base.verdict)
-			g_string_append_printf(t, "          baseline: %s\n", r->base.evidence);
-		g_string_append_printf(t, "          %s%s%s%s\n",
-				       r->synthetic ? "SYNTHETIC (fault injection): " : "",
-				       r->why, r->impact_class ? "; impact: " : "",
-				       r->impact_class ? r->impact_class : "");
-		if (r->provenance_why)
-			g_string_append_printf(t, "          provenance: %s: %s\n",
-					       r->provenance, r->provenance_why);
-		if (r->isolated)
-			g_string_append_printf(t, "          isolated: %s\n", r->isolated);
+		if (r->base.verdict) {
+			char *e = g_strdup_printf("baseline: %s", r->base.evidence);
+
+			wrapped(t, 10, e);
+			g_free(e);
+		}
+		{
+			char *w = g_strdup_printf("%s%s%s%s",
+						  r->synthetic ? "SYNTHETIC (fault injection): " : "",
+						  r->why, r->impact_class ? "; impact: " : "",
+						  r->impact_class ? r->impact_class : "");
+
+			wrapped(t, 10, w);
+			g_free(w);
+		}
+		if (r->provenance_why) {
+			char *pv = g_strdup_printf("provenance: %s: %s", r->provenance,
+						   r->provenance_why);
+
+			wrapped(t, 10, pv);
+			g_free(pv);
+		}
+		if (r->isolated) {
+			char *iso = g_strdup_printf("isolated: %s", r->isolated);
+
+			wrapped(t, 10, iso);
+			g_free(iso);
+		}
 		if (r->notes)
-			g_string_append_printf(t, "          %s\n", r->notes);
+			wrapped(t, 10, r->notes);
 		g_free(title);
 		g_free(label);
 	}
@@ -225,7 +286,12 @@ static const char html_style[] =
 	".c-not-reproduced{background:#ffd9a0}.c-inconclusive{background:#fff1c2}\n"
 	".c-not-reproducible-on-6-1{background:#e4e4e4}\n"
 	"pre{white-space:pre-wrap;font-size:85%;background:#f7f7f7;padding:.4em;max-height:25em;overflow:auto}\n"
-	"code{font-size:95%}.summary td{font-size:100%}\n</style>\n";
+	"code{font-size:95%}.summary td{font-size:100%}\n"
+	".banner{font-size:130%;font-weight:bold;padding:.5em .7em;margin:.5em 0;border-radius:4px}\n"
+	".banner.ok{background:#b9efad}.banner.short{background:#f4a6a6}\n"
+	".wide{overflow-x:auto}\n"
+	"@media (max-width:900px){table{table-layout:auto;min-width:860px}body{margin:.4em}}\n"
+	"</style>\n";
 
 static char *esc(const char *s)
 {
@@ -315,12 +381,16 @@ char *lab_report_html(GPtrArray *rows, const struct lab_review_info *info,
 {
 	char *name = esc(info && info->name ? info->name : "?");
 	char *sum = summary_text(rows, info, base, patched), *esum = esc(sum);
+	struct counts n = count_rows(rows);
+	char *banner = verdict_banner(&n);
 	GString *h = g_string_new("");
 	guint i;
 
 	g_string_append_printf(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+			       "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
 			       "<title>lab review: %s security fixes on 6.1</title>\n%s</head><body>\n"
 			       "<h1>%s security fixes, reproduced on 6.1</h1>\n"
+			       "<div class=\"banner %s\">%s</div>\n"
 			       "<pre class=\"summary\">%s</pre>\n"
 			       "<p>A row says <i>fix verified</i> only when this review's baseline run "
 			       "failed the seed's test with that seed's own signature (its kernel report "
@@ -328,8 +398,10 @@ char *lab_report_html(GPtrArray *rows, const struct lab_review_info *info,
 			       "A failure for another reason makes the row inconclusive. Links: "
 			       "<a href=\"baseline/results.json\">baseline run</a>, "
 			       "<a href=\"patched/results.json\">patched run</a>.</p>\n",
-			       name, html_style, name, esum);
-	g_string_append(h, "<table><colgroup><col class=\"n\"><col class=\"t\"><col class=\"v\">"
+			       name, html_style, name,
+			       (n.regression + n.not_reproduced + n.inconclusive) ? "short" : "ok",
+			       banner, esum);
+	g_string_append(h, "<div class=\"wide\"><table><colgroup><col class=\"n\"><col class=\"t\"><col class=\"v\">"
 			"<col class=\"e\"><col class=\"v\"><col class=\"e\"><col class=\"c\"><col>"
 			"</colgroup><thead><tr><th>#</th><th>patch / article's impact</th>"
 			"<th>baseline</th><th>baseline evidence</th><th>patched</th>"
@@ -337,10 +409,11 @@ char *lab_report_html(GPtrArray *rows, const struct lab_review_info *info,
 			"</tr></thead><tbody>\n");
 	for (i = 0; i < rows->len; i++)
 		html_row(h, g_ptr_array_index(rows, i));
-	g_string_append(h, "</tbody></table>\n</body></html>\n");
+	g_string_append(h, "</tbody></table></div>\n</body></html>\n");
 	g_free(name);
 	g_free(sum);
 	g_free(esum);
+	g_free(banner);
 	return g_string_free(h, FALSE);
 }
 

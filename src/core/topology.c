@@ -501,12 +501,40 @@ struct lab_topology *lab_topology_open(const char *name_or_path)
 	struct lab_topology *t = lab_topology_load_host(path, host_mem_mib(),
 		(int)sysconf(_SC_NPROCESSORS_ONLN), &err);
 
-	if (!t) {
+	if (!t && !lab_exists(path) && !strchr(name_or_path, '/')) {
+		char *known = lab_topology_names();
+
+		lab_err("no topology '%s' (%s): the topologies are %s", name_or_path, path,
+			known);
+		g_free(known);
+	} else if (!t) {
 		lab_err("bad topology: %s", err);
-		g_free(err);
 	}
+	g_free(err);
 	g_free(path);
 	return t;
+}
+
+char *lab_topology_names(void)
+{
+	char *dir = g_build_filename(lab_srcdir(), "topologies", NULL);
+	GDir *d = g_dir_open(dir, 0, NULL);
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	const char *n;
+	char *out;
+
+	while (d && (n = g_dir_read_name(d)))
+		if (g_str_has_suffix(n, ".ini"))
+			g_ptr_array_add(names, g_strndup(n, strlen(n) - 4));
+	g_ptr_array_sort(names, (GCompareFunc)lab_strcmp_p);
+	g_ptr_array_add(names, NULL);
+	out = names->len > 1 ? g_strjoinv(", ", (char **)names->pdata)
+			     : g_strdup("none (no topologies/*.ini)");
+	if (d)
+		g_dir_close(d);
+	g_ptr_array_free(names, TRUE);
+	g_free(dir);
+	return out;
 }
 
 char *lab_topology_path(const char *name)

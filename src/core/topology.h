@@ -41,6 +41,8 @@ struct lab_topology *lab_topology_load(const char *path, long host_mem_mib,
 /* Resolve, load and check against this host's memory and CPUs; NULL after
  * printing the error (file:line: [group] key: why). */
 struct lab_topology *lab_topology_open(const char *name_or_path);
+/* The names of the topologies/ files (NAME.ini), sorted, comma-separated. */
+char *lab_topology_names(void);
 /* Resolve NAME to topologies/NAME.ini (or take a path as it is). */
 char *lab_topology_path(const char *name_or_path);
 void lab_topology_free(struct lab_topology *t);

@@ -117,10 +117,57 @@ static const struct cell *cell_at(const struct matrix *m, const char *server,
 	return c;
 }
 
+/* Checks the program skipped inside a cell ("skip=N" in its counts). */
+static long skipped_in(const struct cell *c)
+{
+	const char *p = c && c->counts ? strstr(c->counts, "skip=") : NULL;
+
+	return p ? strtol(p + 5, NULL, 10) : 0;
+}
+
+/* "pass", or "pass, 2 skip": what a cell says without hovering. */
+static char *cell_word(const struct cell *c)
+{
+	long k = skipped_in(c);
+
+	if (!c)
+		return g_strdup("-");
+	return k > 0 ? g_strdup_printf("%s, %ld skip", lab_verdict_name(c->r->verdict), k)
+		     : g_strdup(lab_verdict_name(c->r->verdict));
+}
+
+/* "15 cells: 13 pass, 1 fail, 1 skip; 2 checks skipped inside passing cells" */
+static char *totals(const struct matrix *m)
+{
+	long n[LAB_VERDICTS] = { 0 }, inside = 0, cells = 0;
+	GString *t = g_string_new("");
+	GHashTableIter it;
+	gpointer k, val;
+	int v;
+
+	g_hash_table_iter_init(&it, m->cells);
+	while (g_hash_table_iter_next(&it, &k, &val)) {
+		const struct cell *c = val;
+
+		n[c->r->verdict]++;
+		cells++;
+		if (c->r->verdict == LAB_PASS)
+			inside += skipped_in(c);
+	}
+	g_string_append_printf(t, "%ld cells:", cells);
+	for (v = 0; v < LAB_VERDICTS; v++)
+		if (n[v])
+			g_string_append_printf(t, " %ld %s,", n[v], lab_verdict_name((enum lab_verdict)v));
+	g_string_truncate(t, t->len - (t->str[t->len - 1] == ',' ? 1 : 0));
+	g_string_append_printf(t, "; %ld check%s skipped inside passing cells", inside,
+			       inside == 1 ? "" : "s");
+	return g_string_free(t, FALSE);
+}
+
 static char *matrix_text(const struct matrix *m, const struct lab_run *run)
 {
 	GString *t = g_string_new("");
-	guint s;
+	guint s, listed = 0;
 	int v, g;
 
 	g_string_append_printf(t, "NFS interop matrix, run %s (client kernel %s, %s)\n\n",
@@ -138,10 +185,19 @@ static char *matrix_text(const struct matrix *m, const struct lab_run *run)
 				const struct cell *c = cell_at(m, g_ptr_array_index(m->servers, s),
 							       all_versions[v], all_groups[g]);
 
-				g_string_append_printf(t, " %-13s", c ? lab_verdict_name(c->r->verdict) : "-");
+				char *w = cell_word(c);
+
+				g_string_append_printf(t, " %-13s", w);
+				g_free(w);
 			}
 			g_string_append(t, "\n");
 		}
+	{
+		char *tot = totals(m);
+
+		g_string_append_printf(t, "\n%s\n", tot);
+		g_free(tot);
+	}
 	g_string_append(t, "\nEvery cell that is not a pass, and why:\n");
 	for (s = 0; s < m->servers->len; s++)
 		for (g = 0; all_groups[g]; g++)
@@ -149,12 +205,16 @@ static char *matrix_text(const struct matrix *m, const struct lab_run *run)
 				const struct cell *c = cell_at(m, g_ptr_array_index(m->servers, s),
 							       all_versions[v], all_groups[g]);
 
-				if (c && c->r->verdict != LAB_PASS)
+				if (c && c->r->verdict != LAB_PASS) {
 					g_string_append_printf(t, "  %s v%s %s: %s: %s\n",
 							       (char *)g_ptr_array_index(m->servers, s),
 							       all_versions[v], all_groups[g],
 							       lab_verdict_name(c->r->verdict), c->r->reason);
+					listed++;
+				}
 			}
+	if (!listed)
+		g_string_append(t, "  none\n");
 	return g_string_free(t, FALSE);
 }
 
@@ -165,7 +225,7 @@ static char *matrix_json(const struct matrix *m, const struct lab_run *run)
 	guint s;
 	int v, g;
 
-	json_object_object_add(o, "run", json_object_new_string(run->id ? run->id : ""));
+	json_object_object_add(o, "run", lab_json_str(run->id ? run->id : ""));
 	for (s = 0; s < m->servers->len; s++)
 		for (g = 0; all_groups[g]; g++)
 			for (v = 0; all_versions[v]; v++) {
@@ -178,12 +238,12 @@ static char *matrix_json(const struct matrix *m, const struct lab_run *run)
 					continue;
 				j = json_object_new_object();
 				reason = g_utf8_make_valid(c->r->reason ? c->r->reason : "", -1);
-				json_object_object_add(j, "server", json_object_new_string(g_ptr_array_index(m->servers, s)));
+				json_object_object_add(j, "server", lab_json_str(g_ptr_array_index(m->servers, s)));
 				json_object_object_add(j, "version", json_object_new_string(all_versions[v]));
 				json_object_object_add(j, "group", json_object_new_string(all_groups[g]));
 				json_object_object_add(j, "verdict", json_object_new_string(lab_verdict_name(c->r->verdict)));
-				json_object_object_add(j, "reason", json_object_new_string(reason));
-				json_object_object_add(j, "counts", c->counts ? json_object_new_string(c->counts) : NULL);
+				json_object_object_add(j, "reason", lab_json_str(reason));
+				json_object_object_add(j, "counts", c->counts ? lab_json_str(c->counts) : NULL);
 				json_object_array_add(cells, j);
 				g_free(reason);
 			}
@@ -210,7 +270,9 @@ static char *matrix_html(const struct matrix *m, const struct lab_run *run)
 				  "padding:.25em .5em;font-size:90%}"
 				  ".pass{background:#d8f5d0}.fail{background:#f8d0d0}"
 				  ".error,.timeout{background:#f3c6f3}.skip,.inconclusive{background:#fff1c2}"
-				  "</style></head><body>\n");
+				  ".pass.skipped{background:#e8f5c0}"
+				  "</style><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+				  "</head><body>\n");
 	char *id = esc(run->id);
 	guint s;
 	int v, g;
@@ -231,18 +293,33 @@ static char *matrix_html(const struct matrix *m, const struct lab_run *run)
 							       all_versions[v], all_groups[g]);
 				char *why = esc(c ? c->r->reason : "not run");
 				char *cnt = esc(c && c->counts ? c->counts : "");
+				char *word = cell_word(c), *ew = esc(word);
 
-				g_string_append_printf(h, "<td class=\"%s\" title=\"%s\">%s<br><small>%s</small></td>",
-						       c ? lab_verdict_name(c->r->verdict) : "none", why,
-						       c ? lab_verdict_name(c->r->verdict) : "-", cnt);
+				g_string_append_printf(h, "<td class=\"%s%s\" title=\"%s\">%s<br><small>%s"
+						       "</small><br><small>%.0f s</small>%s%s%s</td>",
+						       c ? lab_verdict_name(c->r->verdict) : "none",
+						       skipped_in(c) ? " skipped" : "", why, ew, cnt,
+						       c ? c->r->seconds : 0.0,
+						       c && c->r->verdict != LAB_PASS ? "<br><small>" : "",
+						       c && c->r->verdict != LAB_PASS ? why : "",
+						       c && c->r->verdict != LAB_PASS ? "</small>" : "");
 				g_free(why);
 				g_free(cnt);
+				g_free(word);
+				g_free(ew);
 			}
 			g_string_append(h, "</tr>\n");
 			g_free(sv);
 		}
-	g_string_append(h, "</table>\n<p>Hover a cell for its reason; <a href=\"run/results.json\">"
-			"the run</a>.</p></body></html>\n");
+	{
+		char *tot = totals(m), *et = esc(tot);
+
+		g_string_append_printf(h, "</table>\n<p class=\"totals\">%s</p>\n<p>A cell that is "
+				       "not a pass shows its reason; <a href=\"run/results.json\">the "
+				       "run</a>.</p></body></html>\n", et);
+		g_free(tot);
+		g_free(et);
+	}
 	g_free(id);
 	return g_string_free(h, FALSE);
 }

@@ -166,8 +166,8 @@ static void test_every_command_has_help(void **s)
 static void test_bad_numbers(void **s)
 {
 	(void)s;
-	expect(2, "--duration needs a whole number", 4, "lab", "run", "--duration", "10x");
-	expect(2, "--duration needs a whole number", 4, "lab", "review", "--duration", "-5");
+	expect(2, "--race-seconds needs a whole number", 4, "lab", "run", "--duration", "10x");
+	expect(2, "--race-seconds needs a whole number", 4, "lab", "review", "--race-seconds", "-5");
 	expect(2, "--timeout needs a whole number", 4, "lab", "exec", "--timeout", "abc");
 	expect(2, "--loops needs a whole number", 4, "lab", "stress", "--loops", "many");
 	expect(2, "--duration needs seconds", 4, "lab", "stress", "--duration", "8 h");
@@ -185,6 +185,9 @@ static void test_check_topology(void **s)
 	       "check-topology", "tests/unit/topologies/duplicate-address.ini");
 	expect(2, "no-such-topology.ini", 3, "lab", "check-topology",
 	       "no-such-topology");
+	/* a topology that is not there: the ones that are, by name */
+	expect(2, "the topologies are default, interop, nfs, smoke", 3, "lab",
+	       "check-topology", "defualt");
 	expect(2, "check-topology: bad argument '--fast'", 3, "lab", "check-topology", "--fast");
 	expect(0, "usage: lab check-topology", 3, "lab", "check-topology", "--help");
 	expect(0, "check-topology", 2, "lab", "help");
@@ -226,6 +229,19 @@ static void test_not_up(void **s)
 	expect(2, "interop: --groups: 'basics' is none of", 4, "lab", "interop",
 	       "--groups", "basics");
 	expect(2, "isolate: '999' is not a seed", 3, "lab", "isolate", "999");
+	/* a test that is not in the suite map: named before anything comes up */
+	expect(2, "stress: unknown test or suite 't999-nope'", 3, "lab", "stress", "t999-nope");
+}
+
+/* `lab compare` says what regressed in its exit status too. */
+static void test_compare_exit(void **s)
+{
+	(void)s;
+	expect(1, "3 tests regressed from A to B", 4, "lab", "compare",
+	       "tests/unit/runs/patched", "tests/unit/runs/baseline");
+	expect(0, "fixed", 4, "lab", "compare", "tests/unit/runs/baseline",
+	       "tests/unit/runs/patched");
+	expect(1, "", 4, "lab", "compare", "no-such-run", "tests/unit/runs/patched");
 }
 
 /* Durations as stress takes them: seconds, or a number with s, m or h. */
@@ -265,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_bad_numbers),
 		cmocka_unit_test(test_not_up),
 		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_compare_exit),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

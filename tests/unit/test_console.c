@@ -489,6 +489,25 @@ static void test_nul_bytes(void **state)
 	g_free(path);
 }
 
+/* A title reaches terminals: ESC and BEL from the console never do. */
+static void test_title_control_chars(void **state)
+{
+	static const char text[] =
+		"[    1.000000] lab: BEGIN t6-esc\n"
+		"[    2.000000] Kernel panic - not syncing: \x1b]0;pwned\x07owned\x1b[2J\n";
+	GPtrArray *reports = lab_console_scan(text);
+	struct lab_report *r = first_report(reports);
+	const char *p;
+
+	(void)state;
+	for (p = r->title; *p; p++)
+		assert_false((unsigned char)*p < 0x20 || *p == 0x7f);
+	for (p = r->first_line; *p; p++)
+		assert_false((unsigned char)*p < 0x20 || *p == 0x7f);
+	assert_non_null(strstr(r->title, "owned"));
+	g_ptr_array_unref(reports);
+}
+
 static void test_missing_file(void **state)
 {
 	GError *err = NULL;
@@ -544,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_inline_logs),
 		cmocka_unit_test(test_gap_ends_report),
 		cmocka_unit_test(test_nul_bytes),
+		cmocka_unit_test(test_title_control_chars),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_tail),
 	};

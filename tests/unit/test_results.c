@@ -8,8 +8,11 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
 #include "core/results.h"
 #include "util/util.h"
 
@@ -107,6 +110,8 @@ static void test_json_round_trip_and_junit(void **state)
 	struct lab_result *r;
 
 	(void)state;
+	/* when its verdict was made: a stress run files failures by it */
+	((struct lab_result *)g_ptr_array_index(run->results, 0))->ended = 1796460276;
 	assert_int_equal(lab_results_write(run), 0);
 	back = lab_results_load(path);
 	assert_non_null(back);
@@ -114,6 +119,8 @@ static void test_json_round_trip_and_junit(void **state)
 	r = g_ptr_array_index(back->results, 0);
 	assert_int_equal(r->verdict, LAB_FAIL);
 	assert_string_equal(r->seed, "010");
+	assert_int_equal(r->ended, 1796460276);
+	assert_int_equal(((struct lab_result *)g_ptr_array_index(back->results, 1))->ended, 0);
 	assert_int_equal(r->reports->len, 1);
 	assert_int_equal(r->evidence, LAB_EV_SIGNATURE);
 	assert_string_equal(((struct lab_rreport *)g_ptr_array_index(r->reports, 0))->function,
@@ -143,6 +150,39 @@ static void test_json_round_trip_and_junit(void **state)
 
 /* Crafted results files: each is refused with a message naming the file
  * and the member, never a crash (json-c asserts on a wrong type). */
+/* What a guest or a console printed reaches XML and JSON only as text
+ * those formats take: no control character, no U+FFFE/U+FFFF in XML,
+ * valid UTF-8 in JSON. Files lab writes are 0644 whatever the umask. */
+static void test_text_for_files(void **state)
+{
+	char *x = lab_xml_text("a\x1b[2J\xef\xbf\xbf\xef\xbf\xbe\xff-b\tc");
+	json_object *j = lab_json_str("bad \xff\xfe utf-8");
+	const char *js = json_object_to_json_string(j);
+	char *dir = g_dir_make_tmp("lab-mode-XXXXXX", NULL);
+	char *p = g_build_filename(dir, "f", NULL);
+	struct stat st;
+	mode_t old;
+
+	(void)state;
+	assert_null(strchr(x, 0x1b));
+	assert_null(strstr(x, "\xef\xbf\xbf"));
+	assert_null(strstr(x, "\xef\xbf\xbe"));
+	assert_true(g_utf8_validate(x, -1, NULL));
+	assert_non_null(strstr(x, "b\tc"));
+	assert_true(g_utf8_validate(js, -1, NULL));
+	json_object_put(j);
+	old = umask(0);
+	assert_int_equal(lab_write_file(p, "x", -1), 0);
+	umask(old);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	unlink(p);
+	rmdir(dir);
+	g_free(p);
+	g_free(dir);
+	g_free(x);
+}
+
 static void test_malformed_results(void **state)
 {
 	static const char *const bad[] = {
@@ -180,6 +220,7 @@ static void test_malformed_results(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_for_files),
 		cmocka_unit_test(test_malformed_results),
 		cmocka_unit_test(test_taint_bits),
 		cmocka_unit_test(test_ktap_lines),
