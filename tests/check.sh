@@ -20,6 +20,9 @@ n=0
 
 say() { printf '%s\n' "$*"; }
 
+# is_number S: S is a plain decimal number (safe in $((...)))
+is_number() { [[ $1 =~ ^[0-9]{1,18}$ ]]; }
+
 # record NAME STATUS [DETAIL]
 record() {
 	n=$((n + 1))
@@ -92,6 +95,10 @@ unit_tests() {
 	done
 	step "cppcheck" 300 make -s cppcheck
 	step "layers of src/: lower layers only, pure core, no import circle" 60 bash scripts/check-layers.sh
+	# shellcheck disable=SC2016 # the $(...) is the hostile input, kept as text
+	! is_number 'a[$(touch /tmp/lab-pwned)]' && ! is_number '1+1' && is_number 1796460276 &&
+		[ ! -e /tmp/lab-pwned ]
+	record "check.sh: guest output reaches arithmetic only as a plain number" $?
 	step "shellcheck of the project's scripts" 120 shellcheck tests/check.sh bench/bench.sh scripts/deps.sh scripts/review.sh scripts/start-libvirtd.sh scripts/check-layers.sh .ci/run tests/run-unit.sh tests/valgrind.sh
 	step "make -C tests/guest lint (guest scripts: sh -n, shellcheck)" 120 make -s -C tests/guest lint
 	step "make -C tests/guest check (host-safe tests, t100 groups on a local directory)" 600 make -s -C tests/guest check
@@ -128,7 +135,7 @@ fuzz() {
 	local secs=10 f
 	[ "${CI:-}" = true ] && secs=60
 	step "build the fuzzers (clang, libFuzzer)" 900 make -s -j1 fuzz-build || return
-	for f in topology console results hosts; do
+	for f in topology console results hosts stress; do
 		step "fuzz $f parser for $secs s: no crash, leak or UB" $((secs + 300)) \
 			make -s "fuzz-$f" FUZZ_SECONDS=$secs FUZZ_DIR="$logs/fuzz"
 	done
@@ -209,7 +216,9 @@ smoke_kernel() {
 		case "$out" in *169.254.20.1/16*) true ;; *) false ;; esac
 		record "restored guest keeps its link-local address from its NoCloud seed" $? "$out"
 		out=$(timeout 60 ./lab exec smoke -- date +%s 2>&1)
-		[ -n "$out" ] && [ $((out - $(date +%s))) -lt 30 ] && [ $(($(date +%s) - out)) -lt 30 ]
+		# guest output reaches arithmetic only as a plain number: bash would
+		# evaluate a[$(cmd)] in it
+		is_number "$out" && [ $((out - $(date +%s))) -lt 30 ] && [ $(($(date +%s) - out)) -lt 30 ]
 		record "restored guest's clock was set from the host" $? "guest $out, host $(date +%s)"
 		timeout 60 ./lab status >"$logs/status.log" 2>&1
 		grep -q 'smoke .*running .*restored' "$logs/status.log"
@@ -286,10 +295,20 @@ smoke_ab() {
 # opens in crash(8) and shows the panic task's backtrace, the loop went
 # on, and --resume continues the counts.
 stress_ci() {
-	local id dir dump kdir out
+	local id dir dump kdir out pid html
 	./lab up -t smoke >/dev/null 2>&1
 	timeout --foreground 900 ./lab stress -t smoke --loops 2 --inject-crash 2 --keep \
-		t099-lab-selftest t010-dvb-demux-feeds >"$logs/stress.log" 2>&1
+		t099-lab-selftest t010-dvb-demux-feeds >"$logs/stress.log" 2>&1 &
+	pid=$!
+	# in its first iteration already, --status answers from its state
+	for _ in $(seq 1 300); do
+		id=$(sed -n 's/^stress \([0-9-]*\): seed .*/\1/p' "$logs/stress.log" | head -1)
+		[ -n "$id" ] && break
+		sleep 0.2
+	done
+	./lab stress --status "$id" >"$logs/stress-status.log" 2>&1
+	record "lab stress --status answers during the first iteration" $? "$(tail -3 "$logs/stress-status.log")"
+	wait "$pid"
 	id=$(sed -n 's/^stress \([0-9-]*\): .*report: .*/\1/p' "$logs/stress.log" | tail -1)
 	dir=$LAB_HOME_DIR/stress/$id
 	[ -n "$id" ] && grep -q '"iteration":2' <(tr -d ' \n' <"$dir/stress.json") &&
@@ -302,12 +321,22 @@ stress_ci() {
 	case "$out" in *PID:*sysrq*) true ;; *) false ;; esac
 	record "the dump of the crashed guest opens in crash(8): bt shows the sysrq panic" $? \
 		"$(echo "$out" | tail -8)"
-	timeout --foreground 600 ./lab stress --resume "$id" --loops 3 >"$logs/stress-resume.log" 2>&1
+	timeout --foreground 600 ./lab stress --resume "$id" --loops 3 >"$logs/stress-resume.log" 2>&1 &
+	pid=$!
+	# while it runs, a second loop on it is refused
+	for _ in $(seq 1 100); do grep -q "resuming" "$logs/stress-resume.log" && break; sleep 0.2; done
+	sleep 1
+	! ./lab stress --resume "$id" --loops 3 >"$logs/stress-twice.log" 2>&1 &&
+		grep -q "is running in another lab" "$logs/stress-twice.log"
+	record "a second lab stress --resume of a running loop is refused" $? "$(tail -3 "$logs/stress-twice.log")"
+	wait "$pid"
 	grep -q '"iteration":3' <(tr -d ' \n' <"$dir/stress.json")
 	record "lab stress --resume continues the counts (iteration 3)" $? "$(tail -5 "$logs/stress-resume.log")"
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
-		--dump-dom "file://$dir/report.html" 2>/dev/null | grep -q '<rect class="tick"'
-	record "stress report.html loads in headless chromium with its timeline" $?
+	html=$(timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--dump-dom "file://$dir/report.html" 2>/dev/null)
+	grep -q '<rect class="tick"' <<<"$html" && grep -q '<text class="axis"' <<<"$html" &&
+		[ "$(grep -n 'class="summary"' <<<"$html" | cut -d: -f1)" -lt "$(grep -n '<svg' <<<"$html" | cut -d: -f1)" ]
+	record "stress report.html loads in headless chromium: summary first, timeline with a time axis" $?
 	./lab down >/dev/null 2>&1
 }
 
@@ -344,7 +373,7 @@ remote_smoke() {
 	LAB_INSTANCE=$inst timeout 900 ./lab up -t smoke --kernel patched --host lo \
 		--hosts-file "$hf" >"$logs/up-remote.log" 2>&1 && grep -q "smoke .*booted in" "$logs/up-remote.log" &&
 		grep -q "saved the ready state of 1 guest .* on host lo" "$logs/up-remote.log"
-	record "lab up --host lo: smoke boots over qemu+ssh and is saved in the host's store" $? \
+	record "lab up --host lo: smoke boots over qemu+libssh and is saved in the host's store" $? \
 		"$(tail -8 "$logs/up-remote.log")"
 	xml=$(virsh -c "$uri" dumpxml "$inst-smoke" 2>&1 | grep -E "<kernel>|source file=|log file=")
 	[ "$(echo "$xml" | grep -c "$store/")" -ge 5 ] && ! echo "$xml" | grep -qv "$store/"
@@ -366,7 +395,7 @@ remote_smoke() {
 		"$(tail -3 "$logs/restart-remote.log")"
 	LAB_INSTANCE=$inst timeout 120 ./lab down >"$logs/down-remote.log" 2>&1 &&
 		! virsh -c "$uri" list --name 2>/dev/null | grep -q "^$inst-" &&
-		! compgen -G "$store/$inst-*" >/dev/null && compgen -G "$store/image-*" >/dev/null &&
+		! compgen -G "$store/$inst.*" >/dev/null && compgen -G "$store/image-*" >/dev/null &&
 		compgen -G "$store/saved-*.ok" >/dev/null
 	record "lab down removes the remote guest and its volumes, keeps the shared ones and the saved state" $? \
 		"$(tail -3 "$logs/down-remote.log"); $(find "$store" -maxdepth 1 -printf '%f ')"
@@ -392,7 +421,7 @@ spread_stress() {
 		"$(grep -v "^\[" "$logs/stress-spread.log" | tail -8)"
 }
 
-# lab review --hosts lo,here on smoke: baseline over qemu+ssh and patched
+# lab review --hosts lo,here on smoke: baseline over qemu+libssh and patched
 # through the local store at the same time; 010's row is verified from
 # the two runs like a review on one host.
 spread_review() {
@@ -407,12 +436,12 @@ spread_review() {
 }
 
 # Many hosts: a second libvirt endpoint reached over libvirt's remote
-# protocol (qemu+ssh to a throwaway sshd on loopback) and this machine
+# protocol (qemu+libssh to a throwaway sshd on loopback) and this machine
 # through a store of its own; the cached kernels and image reach the
 # stores through the storage API, intact; a second sync moves nothing;
 # clean removes the stores.
 hosts_ci() {
-	local dir uri hf img port
+	local dir uri hf img port rc
 	dir=$(mktemp -d /tmp/lab-hosts.XXXXXX)
 	chmod 755 "$dir" # QEMU (user libvirt-qemu) opens the store's files under it
 	uri=$(tests/loopback-ssh.sh start "$dir/ssh" 2>"$logs/sshd.log")
@@ -423,8 +452,11 @@ hosts_ci() {
 	printf '[host lo]\nuri = %s\nstore = %s/store\n\n[host here]\nuri = qemu:///system\nstore = %s/here\n\n[host gone]\nuri = %s\nstore = %s/gone\n' \
 		"$uri" "$dir" "$dir" "${uri/:$port\//:1/}" "$dir" >"$hf"
 	timeout 120 ./lab hosts --hosts-file "$hf" >"$logs/hosts.log" 2>&1
-	grep -q "^lo .*qemu+ssh://.* libvirt [0-9]" "$logs/hosts.log"
-	record "lab hosts reaches the host over qemu+ssh" $? "$(cat "$logs/hosts.log")"
+	rc=$?
+	grep -q "^lo .*qemu+libssh://.* libvirt [0-9]" "$logs/hosts.log"
+	record "lab hosts reaches the host over qemu+libssh" $? "$(cat "$logs/hosts.log")"
+	[ $rc -eq 1 ] && grep -q "^gone .*unreachable" "$logs/hosts.log"
+	record "lab hosts exits 1 when a host cannot be reached" $? "exit $rc"
 	timeout 900 ./lab hosts --hosts-file "$hf" sync lo >"$logs/sync1.log" 2>&1 &&
 		grep -q "3 files uploaded" "$logs/sync1.log"
 	record "lab hosts sync: both kernels and the image uploaded through the storage API" $? \
@@ -443,6 +475,27 @@ hosts_ci() {
 	record "lab hosts clean removes the stores (volumes, directory, pool)" $? "$(cat "$logs/hosts-clean.log")"
 	tests/loopback-ssh.sh stop "$dir/ssh"
 	rm -rf "$dir"
+}
+
+# A store= naming a directory lab did not make (world-writable, a user's
+# file in it) is refused, keeps its mode and the file, and leaves no pool.
+store_takeover() {
+	local d hf pools out
+	d=$(mktemp -d /tmp/lab-foreign.XXXXXX)
+	chmod 1777 "$d"
+	echo "a user's file" >"$d/notes.txt"
+	hf=$logs/foreign-hosts.ini
+	printf '[host foreign]\nuri = qemu:///system\nstore = %s\n' "$d" >"$hf"
+	pools=$(virsh -c qemu:///system pool-list --all --name 2>/dev/null | grep -c .)
+	! out=$(timeout 120 ./lab hosts --hosts-file "$hf" sync foreign 2>&1) &&
+		grep -q "not a lab store" <<<"$out" &&
+		[ "$(stat -c %a "$d")" = 1777 ] && [ -f "$d/notes.txt" ] &&
+		[ "$(virsh -c qemu:///system pool-list --all --name 2>/dev/null | grep -c .)" = "$pools" ]
+	record "store = a foreign directory: refused, its mode, its file and the pools as they were" $? "$out"
+	out=$(timeout 120 ./lab hosts --hosts-file "$hf" clean foreign 2>&1)
+	[ -f "$d/notes.txt" ]
+	record "lab hosts clean on a foreign directory deletes nothing" $? "$out"
+	rm -rf "$d"
 }
 
 # A second instance of the lab on the same host survives the first's
@@ -561,6 +614,7 @@ integration() {
 	step "lab image (Debian guest image; cached)" 1800 ./lab image || return
 	foreign_create
 	record "create a foreign VM and network named like lab's (virsh)" $?
+	store_takeover
 	hosts_ci
 	smoke_ab
 	stress_ci
