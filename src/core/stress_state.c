@@ -331,6 +331,19 @@ static bool text_ok(const char *v, const char *allowed, size_t max)
 	return v && *v && strlen(v) <= max && strspn(v, allowed) == strlen(v);
 }
 
+/* A run's ID: its date (20261204-083000), and for one host's part of a
+ * spread run "/HOST" after it. */
+static bool id_ok(const char *v)
+{
+	const char *slash = v ? strchr(v, '/') : NULL;
+	size_t date = slash ? (size_t)(slash - v) : (v ? strlen(v) : 0);
+
+	if (!v || date == 0 || date > 40 || strspn(v, "0123456789-") != date)
+		return false;
+	return !slash || text_ok(slash + 1, "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", 32);
+}
+
 /* A path the state names under its own directory: relative, no "..". */
 static bool inside(const char *p)
 {
@@ -385,9 +398,10 @@ static const char *check_state(const struct lab_stress *s)
 	const char *why = NULL;
 	guint i;
 
-	if (!text_ok(s->id, "0123456789-", 40))
-		return "no id, or not one lab makes (digits and '-')";
-	if (!text_ok(s->topology, "abcdefghijklmnopqrstuvwxyz0123456789-_./", 256) ||
+	if (!id_ok(s->id))
+		return "no id, or not one lab makes (DATE or DATE/HOST)";
+	if (!text_ok(s->topology, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		     "0123456789-_./", 256) ||
 	    !text_ok(s->kernel, "abcdefghijklmnopqrstuvwxyz0123456789-", 32))
 		return "no topology or kernel, or not one lab names";
 	if (!s->names[0])

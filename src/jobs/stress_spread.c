@@ -137,8 +137,11 @@ static void merge_parts(struct lab_stress *s, struct part *parts,
 			if (!s->kernel_dir)
 				s->kernel_dir = g_strdup(p->kernel_dir);
 		}
+		if (err) /* a part lab wrote but cannot read back is said, not hidden */
+			lab_err("stress: %s", err);
 		g_string_append_printf(why, "%s%s: %s%s%s", i ? "; " : "", parts[i].host,
-				       p && p->stop_reason ? p->stop_reason : "did not run",
+				       p && p->stop_reason ? p->stop_reason
+				       : err ? "its state is unreadable" : "did not run",
 				       jobs[i].ran_on != parts[i].host ? ", finished on " : "",
 				       jobs[i].ran_on != parts[i].host
 				       ? (jobs[i].ran_on ? jobs[i].ran_on : "?") : "");

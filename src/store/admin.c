@@ -94,14 +94,15 @@ int lab_store_sync(virConnectPtr c, const char *host, const char *uri,
 
 /* What lab names: content names, saved states, an instance's own files,
  * markers. Anything else in a store was put there by someone else. */
-static bool lab_named(const char *n)
+bool lab_store_named(const char *n)
 {
 	static const char *const ends[] = { ".qcow2", ".iso", ".log", ".state",
 					    ".ok", ".used", ".kdump", "bzImage",
 					    "vmlinuz", ".img" };
 	guint i;
 
-	if (!*n || n[0] == '.' || strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789.-_") != strlen(n))
+	if (!*n || n[0] == '.' || strspn(n, "abcdefghijklmnopqrstuvwxyz"
+					       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") != strlen(n))
 		return false;
 	for (i = 0; i < G_N_ELEMENTS(ends); i++)
 		if (g_str_has_suffix(n, ends[i]))
@@ -111,7 +112,7 @@ static bool lab_named(const char *n)
 
 /* Delete lab's volumes, the marker last; the number of others left. */
 static int delete_volumes(virStoragePoolPtr p, unsigned long long *bytes,
-			  int *deleted)
+			  int *deleted, GString *left)
 {
 	virStorageVolPtr *vols = NULL, marker = NULL;
 	int n = virStoragePoolListAllVolumes(p, &vols, 0), others = 0, bad = 0;
@@ -120,8 +121,9 @@ static int delete_volumes(virStoragePoolPtr p, unsigned long long *bytes,
 		const char *name = virStorageVolGetName(vols[i]);
 		virStorageVolInfo vi;
 
-		if (!lab_named(name)) {
-			others++;
+		if (!lab_store_named(name)) {
+			if (others++ < 5)
+				g_string_append_printf(left, "%s%s", others > 1 ? ", " : "", name);
 		} else if (!strcmp(name, LAB_STORE_MARKER)) {
 			marker = vols[i];
 			continue;
@@ -147,12 +149,14 @@ int lab_store_remove(virConnectPtr c, const char *host, const char *dir)
 	char *path = p ? lab_store_pool_path(p) : NULL;
 	unsigned long long bytes = 0;
 	int others = 0, deleted = 0, rc = -1;
+	GString *left;
 	virStorageVolPtr m;
 
 	if (!p) {
 		printf("host %s: no store in %s\n", host, dir);
 		return 0;
 	}
+	left = g_string_new("");
 	if (!path || strcmp(path, dir)) {
 		lab_err("storage pool %s points at %s, not %s: not lab's, left alone",
 			virStoragePoolGetName(p), path ? path : "?", dir);
@@ -167,15 +171,16 @@ int lab_store_remove(virConnectPtr c, const char *host, const char *dir)
 		goto out;
 	}
 	virStorageVolFree(m);
-	if ((others = delete_volumes(p, &bytes, &deleted)) < 0 ||
+	if ((others = delete_volumes(p, &bytes, &deleted, left)) < 0 ||
 	    virStoragePoolDestroy(p) < 0 ||
 	    (others == 0 && virStoragePoolDelete(p, 0) < 0) ||
 	    virStoragePoolUndefine(p) < 0)
 		goto fail;
 	if (others)
 		printf("host %s: store %s emptied of lab's %d volumes (%.1f MiB); %d "
-		       "file%s lab did not name left there, and the directory\n",
-		       host, dir, deleted, bytes / 1048576.0, others, others == 1 ? "" : "s");
+		       "file%s lab did not name left there (%s%s), and the directory\n",
+		       host, dir, deleted, bytes / 1048576.0, others, others == 1 ? "" : "s",
+		       left->str, others > 5 ? ", ..." : "");
 	else
 		printf("host %s: store %s removed (%d volumes, %.1f MiB)\n", host, dir,
 		       deleted, bytes / 1048576.0);
@@ -184,6 +189,7 @@ int lab_store_remove(virConnectPtr c, const char *host, const char *dir)
 fail:
 	lab_err("cannot remove the store %s: %s", dir, lab_virt_error());
 out:
+	g_string_free(left, TRUE);
 	g_free(path);
 	virStoragePoolFree(p);
 	return rc;

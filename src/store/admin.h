@@ -20,6 +20,9 @@ int lab_store_sync(virConnectPtr c, const char *host, const char *uri,
  * pool. Only a pool with the store's name and path is touched, and a
  * volume lab did not name is left (then the directory stays). 0 when the
  * store is gone. */
+/* A volume name lab gives (content names, saved states, an instance's
+ * files, markers); `clean` deletes only these. */
+bool lab_store_named(const char *name);
 int lab_store_remove(virConnectPtr c, const char *host, const char *dir);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "core/hosts.h"
 #include "guests/instance.h"
+#include "store/admin.h"
 #include "store/saved.h"
 #include "store/store.h"
 #include "util/util.h"
@@ -76,6 +77,37 @@ static void test_foreign_directory_refused(void **s)
 	virStoragePoolFree(p);
 	g_free(xml);
 	g_free(name);
+	virConnectClose(c);
+}
+
+/* `lab hosts clean`: every volume lab named goes (a kernel's "bzImage"
+ * too: CI once found it left behind), a file someone else put in the
+ * store stays, and so does the directory that holds it. */
+static void test_clean_deletes_only_lab_names(void **s)
+{
+	static const char *const ours[] = {
+		"kernel-0123456789abcdef-bzImage", "kernel-0123456789abcdef-bzImage.ok",
+		"image-0123456789abcdef-base.qcow2", "saved-0123456789abcdef-smoke.state",
+		"ci.3d1219c7.smoke-console.log", "seed-0123456789abcdef.iso",
+	};
+	virConnectPtr c = conn();
+	struct lab_store *st = lab_store_open(c, "t", URI, "/unit/clean");
+	virStoragePoolPtr p;
+
+	(void)s;
+	assert_non_null(st);
+	for (size_t i = 0; i < G_N_ELEMENTS(ours); i++) {
+		assert_true(lab_store_named(ours[i]));
+		vol(st, ours[i]);
+	}
+	assert_false(lab_store_named("Notes.txt"));
+	assert_false(lab_store_named(".hidden.qcow2"));
+	assert_false(lab_store_named("my photos.img"));
+	vol(st, "Notes.txt");
+	lab_store_close(st);
+	assert_int_equal(lab_store_remove(c, "t", "/unit/clean"), 0);
+	p = lab_store_lookup_pool(c, "/unit/clean");
+	assert_null(p); /* undefined: the directory is the user's now */
 	virConnectClose(c);
 }
 
@@ -182,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_new_store_is_marked),
 		cmocka_unit_test(test_foreign_directory_refused),
 		cmocka_unit_test(test_own_volumes_go_at_down),
+		cmocka_unit_test(test_clean_deletes_only_lab_names),
 		cmocka_unit_test(test_saved_by_key),
 		cmocka_unit_test(test_state_store_checked),
 	};

@@ -153,6 +153,15 @@ static void test_crafted_states(void **st)
 		{ "\"names\":[\"smoke\"]", "\"names\":[]", "no tests" },
 		{ "\"quarantine_after\":3", "\"quarantine_after\":0", "out of range" },
 		{ "\"started\":1700000000", "\"started\":-5", "out of range" },
+		{ "\"id\":\"20261204-083000\"", "\"id\":\"20261204-083000/../x\"", "no id" },
+	};
+	/* what lab itself writes: one host's part of a spread run, a
+	 * topology given as a path */
+	static const struct {
+		const char *from, *to;
+	} fine[] = {
+		{ "\"id\":\"20261204-083000\"", "\"id\":\"20261204-083000/lo\"" },
+		{ "\"topology\":\"smoke\"", "\"topology\":\"/home/qa/Topo/two_nfs.ini\"" },
 	};
 	char *err = NULL, *text;
 	struct lab_stress *s;
@@ -173,6 +182,17 @@ static void test_crafted_states(void **st)
 		if (s || !err || !strstr(err, bad[i].why))
 			fail_msg("case %zu: want '%s', got %s", i, bad[i].why, err ? err : "a state");
 		g_clear_pointer(&err, g_free);
+		g_strfreev(parts);
+		g_free(j);
+	}
+	for (i = 0; i < G_N_ELEMENTS(fine); i++) {
+		gchar **parts = g_strsplit(good, fine[i].from, 2);
+		char *j = g_strjoinv(fine[i].to, parts);
+
+		s = lab_stress_from_text(j, strlen(j), "s.json", &err);
+		if (!s)
+			fail_msg("fine case %zu refused: %s", i, err);
+		lab_stress_free(s);
 		g_strfreev(parts);
 		g_free(j);
 	}
