@@ -112,9 +112,13 @@ static void test_allow_programs(void **state)
  * refused before it is read. */
 static void test_file_owner_and_mode(void **state)
 {
-	char *path = g_build_filename(getenv("LAB_HOME"), "hosts-mode.ini", NULL);
+	/* a directory of its own: LAB_HOME need not exist yet (check.sh
+	 * gives an empty one, as on a fresh machine) */
+	char *dir = g_dir_make_tmp("lab-hosts-XXXXXX", NULL);
+	char *path = g_build_filename(dir, "hosts-mode.ini", NULL);
 
 	(void)state;
+	assert_non_null(dir);
 	assert_true(g_file_set_contents(path, "[host a]\nuri = qemu:///system\n", -1, NULL));
 	chmod(path, 0644);
 	assert_null(lab_hosts_file_unsafe(path));
@@ -129,7 +133,9 @@ static void test_file_owner_and_mode(void **state)
 		assert_non_null(strstr(lab_hosts_file_unsafe(path), "not owned"));
 	}
 	unlink(path);
+	rmdir(dir);
 	g_free(path);
+	g_free(dir);
 }
 
 static void test_pool_names(void **state)
