@@ -59,6 +59,25 @@ static int spawn(struct lab_spread_job *j)
 	return 0;
 }
 
+/* A child that died by a signal could not tear down what it brought up:
+ * `lab down` of its instance (a fresh lab, which reads the instance's
+ * state and touches only what it owns) leaves nothing behind. */
+static void down_after_crash(const struct lab_spread_job *j)
+{
+	char *argv[] = { "/proc/self/exe", "down", NULL };
+	gchar **env = g_environ_setenv(g_get_environ(), "LAB_INSTANCE", j->instance, TRUE);
+	GError *gerr = NULL;
+	gint rc = 0;
+
+	if (!g_spawn_sync(NULL, argv, env, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL,
+			  NULL, NULL, &rc, &gerr) || !g_spawn_check_wait_status(rc, NULL))
+		lab_err("%s: `LAB_INSTANCE=%s lab down` after the crash failed%s%s: run it "
+			"by hand", j->label, j->instance, gerr ? ": " : "",
+			gerr ? gerr->message : "");
+	g_clear_error(&gerr);
+	g_strfreev(env);
+}
+
 /* The result is small (a path): it sits in the pipe until the child ends. */
 static void reap(struct lab_spread_job *j, int status)
 {
@@ -77,6 +96,12 @@ static void reap(struct lab_spread_job *j, int status)
 	g_free(j->result);
 	j->result = WIFEXITED(status) && WEXITSTATUS(status) == 0 && s->len
 		? g_string_free(s, FALSE) : (g_string_free(s, TRUE), NULL);
+	if (WIFSIGNALED(status)) { /* a crash of the child is said, not a bare "failed" */
+		lab_err("%s: lab's job on host %s was killed by signal %d (%s)",
+			j->label, j->host ? j->host : "local", WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+		down_after_crash(j);
+	}
 	lab_info("%s: %s on host %s after %.0f s", j->label,
 		 j->result ? "done" : j->host_lost ? "its host dropped out" : "failed",
 		 j->host ? j->host : "local", j->seconds);
