@@ -50,9 +50,24 @@ step() {
 	return $rc
 }
 
+# leftovers: this instance's domains and networks, known by lab's owner
+# tag (instance ci-b's network is named ci-b-lab0, not one of ci's).
 leftovers() {
-	{ virsh -c qemu:///system list --all --name; virsh -c qemu:///system net-list --all --name; } 2>/dev/null |
-		grep "^$LAB_INSTANCE-" | grep -v -- '-foreign' || true
+	local v="virsh -c qemu:///system" x
+	for x in $($v list --all --name 2>/dev/null); do
+		$v dumpxml "$x" 2>/dev/null | grep -q "<lab:owner [^>]*instance=\"$LAB_INSTANCE\"" && echo "$x"
+	done
+	for x in $($v net-list --all --name 2>/dev/null); do
+		$v net-dumpxml "$x" 2>/dev/null | grep -q "<lab:owner [^>]*instance=\"$LAB_INSTANCE\"" && echo "$x"
+	done
+	true
+}
+
+# own_instances: every instance this check brings up (spread jobs run as
+# <instance>-b, -p, -h1, -h2; second_instance as <instance>2).
+own_instances() {
+	local s
+	for s in "" 2 -b -p -h1 -h2; do echo "$LAB_INSTANCE$s"; done
 }
 
 # Objects lab never created but named as if it had: a running VM and a
@@ -470,6 +485,8 @@ hosts_ci() {
 	remote_smoke "$uri" "$hf" "$dir/store"
 	spread_stress "$hf"
 	spread_review "$hf"
+	# a failed spread job must not outlive its hosts file and sshd
+	for i in $(own_instances); do LAB_INSTANCE=$i ./lab down >/dev/null 2>&1; done
 	timeout 120 ./lab hosts --hosts-file "$hf" clean lo >"$logs/hosts-clean.log" 2>&1 && [ ! -e "$dir/store" ] &&
 		timeout 120 ./lab hosts --hosts-file "$hf" clean here >>"$logs/hosts-clean.log" 2>&1 && [ ! -e "$dir/here" ]
 	record "lab hosts clean removes the stores (volumes, directory, pool)" $? "$(cat "$logs/hosts-clean.log")"
@@ -607,7 +624,8 @@ integration() {
 	LAB_HOME_DIR=$(./lab help | sed -n 's/^LAB_HOME=\([^ ]*\).*/\1/p')
 	say "# integration tests (LAB_HOME=$LAB_HOME_DIR, instance $LAB_INSTANCE)"
 	step "libvirtd running (started by hand: no systemd here)" 60 scripts/start-libvirtd.sh || return
-	./lab down >/dev/null 2>&1 # a previous run's leftovers
+	# a previous, interrupted run's leftovers
+	for i in $(own_instances); do LAB_INSTANCE=$i ./lab down >/dev/null 2>&1; done
 	step "lab build all (both kernels; cached by content hash)" 3600 ./lab build all || return
 	step "lab build all again is a cache hit" 60 sh -c './lab build all | grep -c "cache hit" | grep -qx 2'
 	step "lab check-series (bugs+fixes restore pristine, touched files build)" 1800 ./lab check-series

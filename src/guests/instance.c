@@ -403,6 +403,16 @@ static bool network_is_ours(virNetworkPtr n)
 	return ours;
 }
 
+/* A destroy that finds the object gone (it died, or libvirtd dropped a
+ * start its killed client never finished) has nothing left to do. */
+static int gone_already(void)
+{
+	int code = virGetLastErrorCode();
+
+	return code == VIR_ERR_NO_DOMAIN || code == VIR_ERR_NO_NETWORK ||
+	       code == VIR_ERR_OPERATION_INVALID;
+}
+
 int lab_inst_destroy_domain(virConnectPtr c, const char *name)
 {
 	virDomainPtr d = virDomainLookupByName(c, name);
@@ -416,7 +426,7 @@ int lab_inst_destroy_domain(virConnectPtr c, const char *name)
 		virDomainFree(d);
 		return 0;
 	}
-	if (virDomainDestroy(d) != 0) {
+	if (virDomainDestroy(d) != 0 && !gone_already()) {
 		lab_err("cannot destroy domain %s: %s", name, lab_virt_error());
 		rc = -1;
 	}
@@ -437,7 +447,7 @@ static int destroy_network(virConnectPtr c, const char *name)
 		virNetworkFree(n);
 		return 0;
 	}
-	if (virNetworkDestroy(n) != 0) {
+	if (virNetworkDestroy(n) != 0 && !gone_already()) {
 		lab_err("cannot destroy network %s: %s", name, lab_virt_error());
 		rc = -1;
 	}
@@ -456,7 +466,8 @@ int lab_inst_sweep(virConnectPtr c)
 
 	n = virConnectListAllDomains(c, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	for (i = 0; i < n; i++) {
-		if (domain_is_ours(doms[i]) && virDomainDestroy(doms[i]) != 0) {
+		if (domain_is_ours(doms[i]) && virDomainDestroy(doms[i]) != 0 &&
+		    !gone_already()) {
 			char *msg = g_strdup(lab_virt_error());
 
 			lab_err("cannot destroy domain %s: %s", virDomainGetName(doms[i]), msg);
@@ -468,7 +479,8 @@ int lab_inst_sweep(virConnectPtr c)
 	free(doms);
 	n = virConnectListAllNetworks(c, &nets, VIR_CONNECT_LIST_NETWORKS_ACTIVE);
 	for (i = 0; i < n; i++) {
-		if (network_is_ours(nets[i]) && virNetworkDestroy(nets[i]) != 0) {
+		if (network_is_ours(nets[i]) && virNetworkDestroy(nets[i]) != 0 &&
+		    !gone_already()) {
 			char *msg = g_strdup(lab_virt_error());
 
 			lab_err("cannot destroy network %s: %s", virNetworkGetName(nets[i]), msg);
