@@ -24,6 +24,7 @@ static const char *const conclusion_names[] = {
 	[LAB_REGRESSION] = "regression",
 	[LAB_CONCL_INCONCLUSIVE] = "inconclusive",
 	[LAB_NOT_REPRODUCIBLE] = "not reproducible on 6.1",
+	[LAB_FAULT_HANDLED] = "fix handles the injected fault",
 };
 
 const char *lab_conclusion_name(enum lab_conclusion c)
@@ -271,7 +272,9 @@ static void fill_row(struct lab_row *row, char **tests, struct lab_run *base,
 	fill_side(&row->base, base, tests, "baseline", notes);
 	fill_side(&row->patched, patched, tests, "patched", notes);
 	row->conclusion = lab_conclude(&row->base, &row->patched, &row->why);
-	if (row->conclusion == LAB_FIX_VERIFIED)
+	if (row->conclusion == LAB_FIX_VERIFIED && row->synthetic)
+		row->conclusion = LAB_FAULT_HANDLED; /* a module made the fault */
+	if (row->conclusion == LAB_FIX_VERIFIED || row->conclusion == LAB_FAULT_HANDLED)
 		row->impact_class = g_strdup(impact_if ? impact_if : "");
 	row->isolated = isolation(iso, tests);
 	row->notes = g_string_free(notes, notes->len == 0);

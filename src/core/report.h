@@ -18,6 +18,10 @@ enum lab_conclusion {
 	LAB_REGRESSION,       /* patched fails with the seed's signature */
 	LAB_CONCL_INCONCLUSIVE,
 	LAB_NOT_REPRODUCIBLE, /* cannot be reproduced on 6.1, with the reason */
+	LAB_FAULT_HANDLED,    /* fault injection: baseline failed with the
+			       * signature of the injected fault, patched
+			       * handled it. Not a user-triggered bug: counted
+			       * apart from "fix verified" */
 };
 
 /* One kernel's instances of a seed's tests, summed up. */

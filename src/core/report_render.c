@@ -27,6 +27,7 @@ static char *conclusion_label(const struct lab_row *r)
 
 struct counts {
 	int verified, inconclusive, not_reproducible, not_reproduced, regression;
+	int fault_handled; /* fault injection: apart from "fix verified" */
 };
 
 static struct counts count_rows(GPtrArray *rows)
@@ -42,6 +43,7 @@ static struct counts count_rows(GPtrArray *rows)
 		n.not_reproducible += r->conclusion == LAB_NOT_REPRODUCIBLE;
 		n.not_reproduced += r->conclusion == LAB_NOT_REPRODUCED;
 		n.regression += r->conclusion == LAB_REGRESSION;
+		n.fault_handled += r->conclusion == LAB_FAULT_HANDLED;
 	}
 	return n;
 }
@@ -61,13 +63,14 @@ static char *summary_text(GPtrArray *rows, const struct lab_review_info *info,
 	struct counts n = count_rows(rows);
 	char *kb = kernel_line("baseline", b), *kp = kernel_line("patched", p);
 	char *s = g_strdup_printf(
-		"review %s on topology %s: %d fix verified, %d inconclusive, "
-		"%d not reproducible on 6.1, %d not reproduced, %d regression\n"
+		"review %s on topology %s: %d fix verified, %d fix handles the injected "
+		"fault, %d inconclusive, %d not reproducible on 6.1, %d not reproduced, "
+		"%d regression\n"
 		"%s\n%s\n%s%s%s",
 		info && info->name ? info->name : "?",
 		info && info->topology ? info->topology
 			: b && b->topology ? b->topology : "?",
-		n.verified, n.inconclusive, n.not_reproducible, n.not_reproduced,
+		n.verified, n.fault_handled, n.inconclusive, n.not_reproducible, n.not_reproduced,
 		n.regression, kb, kp,
 		info && info->phases ? "wall time: " : "",
 		info && info->phases ? info->phases : "",
@@ -86,11 +89,14 @@ static char *verdict_banner(const struct counts *n)
 	if (n->regression)
 		return g_strdup_printf("%d regression%s: a fix fails on patched",
 				       n->regression, n->regression == 1 ? "" : "s");
+	const char *inj = n->fault_handled ? "; the injected fault handled" : "";
+
 	if (n->verified == counted)
-		return g_strdup_printf("%d of %d reproducible fixes verified", n->verified, counted);
+		return g_strdup_printf("%d of %d reproducible fixes verified%s", n->verified,
+				       counted, inj);
 	return g_strdup_printf("%d of %d reproducible fixes verified; %d fall short "
-			       "(inconclusive or not reproduced)", n->verified, counted,
-			       counted - n->verified);
+			       "(inconclusive or not reproduced)%s", n->verified, counted,
+			       counted - n->verified, inj);
 }
 
 /* ---- text ---- */
@@ -235,6 +241,7 @@ char *lab_report_json(GPtrArray *rows, const struct lab_review_info *info,
 	json_object_object_add(o, "baseline", run_json(base));
 	json_object_object_add(o, "patched", run_json(patched));
 	json_object_object_add(sum, "fix_verified", json_object_new_int(n.verified));
+	json_object_object_add(sum, "fault_handled", json_object_new_int(n.fault_handled));
 	json_object_object_add(sum, "inconclusive", json_object_new_int(n.inconclusive));
 	json_object_object_add(sum, "not_reproducible", json_object_new_int(n.not_reproducible));
 	json_object_object_add(sum, "not_reproduced", json_object_new_int(n.not_reproduced));
@@ -282,7 +289,7 @@ static const char html_style[] =
 	"col.n{width:3em}col.t{width:14%}col.v{width:6.3em}col.e{width:15%}col.c{width:8em}\n"
 	".v-pass{background:#d8f5d0}.v-fail{background:#f8d0d0}.v-error,.v-timeout{background:#f3c6f3}\n"
 	".v-inconclusive,.v-skip{background:#fff1c2}\n"
-	".c-fix-verified{background:#b9efad;font-weight:bold}.c-regression{background:#f4a6a6;font-weight:bold}\n"
+	".c-fix-verified{background:#b9efad;font-weight:bold}.c-fix-handles-the-injected-fault{background:#dcefd6}.c-regression{background:#f4a6a6;font-weight:bold}\n"
 	".c-not-reproduced{background:#ffd9a0}.c-inconclusive{background:#fff1c2}\n"
 	".c-not-reproducible-on-6-1{background:#e4e4e4}\n"
 	"pre{white-space:pre-wrap;font-size:85%;background:#f7f7f7;padding:.4em;max-height:25em;overflow:auto}\n"
@@ -483,7 +490,8 @@ int lab_report_write(const char *dir, const struct lab_review_info *info,
 	for (i = 0; i < rows->len; i++) {
 		const struct lab_row *r = g_ptr_array_index(rows, i);
 
-		if (r->counts && r->conclusion != LAB_FIX_VERIFIED) {
+		if (r->counts && r->conclusion != LAB_FIX_VERIFIED &&
+		    r->conclusion != LAB_FAULT_HANDLED) {
 			lab_err("seed %s (#%s %s): %s (%s)", r->seed, r->article,
 				r->title, lab_conclusion_name(r->conclusion), r->why);
 			short_rows++;

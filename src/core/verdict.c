@@ -52,14 +52,16 @@ struct lab_decision lab_decide(const struct lab_obs *o)
 		return d(LAB_FAIL, LAB_EV_SIGNATURE,
 			 g_strdup_printf("the kernel reported this seed's bug: %s",
 					 o->sig_title ? o->sig_title : "?"));
-	if (o->exit_code == 1 && o->program_sig)
-		return d(LAB_FAIL, LAB_EV_SIGNATURE,
-			 g_strdup_printf("the test's own check saw this seed's bug: %s",
-					 o->said ? o->said : "?"));
+	/* another report in the window outranks the program's own check:
+	 * what the program saw may be that other bug's doing */
 	if (o->other_reports)
 		return d(LAB_FAIL, LAB_EV_OTHER,
 			 g_strdup_printf("failed for another reason: %s",
 					 o->other_title ? o->other_title : "?"));
+	if (o->exit_code == 1 && o->program_sig)
+		return d(LAB_FAIL, LAB_EV_SIGNATURE,
+			 g_strdup_printf("the test's own check saw this seed's bug: %s",
+					 o->said ? o->said : "?"));
 	if (o->domain_dead)
 		return d(LAB_FAIL, LAB_EV_OTHER,
 			 g_strdup("failed for another reason: the guest died and its console has no report"));

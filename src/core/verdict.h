@@ -38,8 +38,8 @@ struct lab_decision {
 /* The table (first row that applies wins):
  *  1 libvirtd lost                         -> error
  *  2 a report matches the signature        -> fail (signature)
- *  3 exit 1, its line matches the signature -> fail (signature)
- *  4 any other report                       -> fail (other reason)
+ *  3 any other report in the test's window  -> fail (other reason)
+ *  4 exit 1, its line matches the signature -> fail (signature)
  *  5 the domain died with no report         -> fail (other reason)
  *  6 a new complaint taint bit              -> fail (other reason)
  *  7 the runner's bound ran out             -> timeout

@@ -322,6 +322,35 @@ static inline int lab_kmsg_grep(int fd, const char *const *pats, int show)
 	return hits;
 }
 
+/*
+ * Like lab_kmsg_grep, and @found[i] (zeroed by the caller, added to on
+ * every call: a report's lines may arrive over several reads) counts the
+ * records that contain @pats[i]. Which names a report carries tells the
+ * seed's bug from another one in the same log.
+ */
+static inline int lab_kmsg_tally(int fd, const char *const *pats, int *found,
+				 int show)
+{
+	char text[1024];
+	int hits = 0;
+
+	if (fd < 0)
+		return 0;
+	while (lab_kmsg_next(fd, text, sizeof(text)) == 1) {
+		int any = 0;
+
+		for (int i = 0; pats[i]; i++) {
+			if (!strstr(text, pats[i]))
+				continue;
+			found[i]++;
+			any = 1;
+		}
+		if (any && hits++ < show)
+			lab_diag("kmsg: %.200s", text);
+	}
+	return hits;
+}
+
 /* ---- threads and futexes ---- */
 
 static inline pid_t lab_gettid(void)

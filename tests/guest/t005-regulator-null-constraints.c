@@ -71,7 +71,8 @@ int main(void)
 		lab_fatal("reading /dev/kmsg");
 
 	if (counts[LINE_GARBAGE])
-		lab_end(LAB_FAIL, "regulator-dummy's constraint line shows uninitialised stack bytes");
+		lab_end(LAB_FAIL, "regulator-dummy's constraint line shows uninitialised stack bytes "
+			"(INIT_STACK_ALL_PATTERN's 0xfe fill here; without it, what the stack held before)");
 	if (counts[LINE_OK])
 		lab_end(LAB_PASS, "regulator-dummy: no parameters");
 	if (counts[LINE_OTHER])

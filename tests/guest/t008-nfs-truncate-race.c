@@ -272,14 +272,34 @@ static void show_stack(pid_t pid)
 		lab_diag("  %s", line);
 }
 
+/* An oops is 008's when the NFS commit/truncate path is in it: the
+ * COMMIT completion dereferencing the request the killed truncate freed. */
+enum { P_BUG, P_OOPS, P_GPF, P_COMMIT, P_CLEAR, P_GROUP, P_REMOVE, NPATS };
+static const char *const oops_pats[] = {
+	[P_BUG] = "BUG:", [P_OOPS] = "Oops", [P_GPF] = "general protection",
+	[P_COMMIT] = "nfs_commit_release_pages", [P_CLEAR] = "nfs_clear_page_commit",
+	[P_GROUP] = "nfs_page_group", [P_REMOVE] = "nfs_inode_remove_request",
+	NULL,
+};
+
 struct tally {
 	int hits, triggers, restarts, oopses;
+	int seen[NPATS];	/* kmsg records per pattern, over the whole run */
 	uint64_t max_death_ms;
 };
 
-static const char *const oops_pats[] = {
-	"BUG:", "Oops", "nfs_commit_release_pages", "general protection", NULL,
-};
+/* New kernel records into the tally; the number of report lines so far. */
+static int scan_kmsg(int kfd, struct tally *t, int show)
+{
+	t->oopses += lab_kmsg_tally(kfd, oops_pats, t->seen, show);
+	return t->oopses;
+}
+
+static int in_commit_path(const struct tally *t)
+{
+	return t->seen[P_COMMIT] + t->seen[P_CLEAR] + t->seen[P_GROUP] +
+	       t->seen[P_REMOVE] > 0;
+}
 
 /* Reap the killed truncator. 0 when it died within DEATH_WAIT_MS, 1 when
  * the kernel oopsed meanwhile (baseline: the truncator may never die, and
@@ -290,7 +310,7 @@ static int reap(pid_t pid, int kfd, struct tally *t, uint64_t *died_ms)
 	int status;
 
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if ((t->oopses = lab_kmsg_grep(kfd, oops_pats, 4)) > 0)
+		if (scan_kmsg(kfd, t, 4) > 0)
 			return 1;
 		if (lab_now_ms() - start > DEATH_WAIT_MS)
 			return -1;
@@ -344,7 +364,7 @@ static int control(const char *path, unsigned long duration_s,
 
 		if (t->hits && lab_now_ms() >= next_look) {
 			next_look = lab_now_ms() + 200;
-			if ((t->oopses = lab_kmsg_grep(kfd, oops_pats, 4)) > 0)
+			if (scan_kmsg(kfd, t, 4) > 0)
 				return LAB_PASS;
 		}
 		if (trunc_pid < 0)
@@ -499,9 +519,17 @@ int main(int argc, char **argv)
 	stop_children();
 	remove_file(path);
 	observer_unload();
-	splat = t.oopses + lab_kmsg_grep(kfd, oops_pats, 8);
+	splat = scan_kmsg(kfd, &t, 8);
+	if (splat && !in_commit_path(&t)) {
+		lab_sleep_us(1000000);	/* the call trace may still be coming */
+		scan_kmsg(kfd, &t, 8);
+	}
+	if (splat && in_commit_path(&t))
+		lab_end(LAB_FAIL, "the kernel oopsed in the NFS commit path after %d window hit(s)",
+			t.hits);
 	if (splat)
-		lab_end(LAB_FAIL, "the kernel oopsed after %d window hit(s)", t.hits);
+		lab_end(LAB_FAIL, "the kernel oopsed outside the NFS commit/truncate path "
+			"after %d window hit(s)", t.hits);
 	if (code != LAB_PASS)
 		lab_end(code, "the truncator died on its own or could not be reaped");
 	if (!t.hits)

@@ -15,9 +15,10 @@
 #
 # The natural window is microseconds.  Both lab kernels have a knob
 # (patches/2.6.32.9/support), nfs.lab_umount_delay_ms: a sleep in
-# nfs_kill_super(), on baseline between freeing the minor and
-# bdi_unregister(), on patched before the minor is freed (harmless there);
-# the runner sets it (3000 ms).  The
+# nfs_kill_super() right after free_anon_bdev(), at the same line in both
+# kernels: on baseline the minor is free while its bdi still has the name;
+# on patched too, but the bdi went in generic_shutdown_super() already, so
+# the sleep is harmless there.  The runner sets it (3000 ms).  The
 # test then orders the steps itself: umount A in the background, mount B
 # (a new superblock: nosharecache) LAB_T009_STEP s later, inside the sleep.
 # Without the amplifier a clean run proves nothing: inconclusive.

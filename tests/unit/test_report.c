@@ -158,6 +158,42 @@ static void test_rows_from_fixture_runs(void **state)
 	g_free(ini);
 }
 
+/* 006 is fault injection: baseline failing with the injected fault's
+ * signature and patched handling it is its own conclusion, counted apart
+ * from "fix verified" and not a row that falls short. */
+static void test_fault_injection_counted_apart(void **state)
+{
+	char *ini = lab_src_path("patches/2.6.32.9/review.ini"), *err = NULL;
+	struct lab_run *b = fixture("baseline"), *p = fixture("patched");
+	struct lab_review_info info = { "2.6.32.9", "default", NULL, NULL };
+	GPtrArray *rows;
+	char *text, *json;
+	guint i;
+
+	(void)state;
+	for (i = 0; i < p->results->len; i++) {
+		struct lab_result *r = g_ptr_array_index(p->results, i);
+
+		if (!strcmp(r->test, "t006-hda-divide-by-zero"))
+			r->verdict = LAB_PASS; /* its own WARNING appeared */
+	}
+	rows = lab_report_rows(ini, b, p, NULL, &err);
+	assert_non_null(rows);
+	assert_int_equal(row(rows, "006")->conclusion, LAB_FAULT_HANDLED);
+	assert_non_null(row(rows, "006")->impact_class);
+	text = lab_report_text(rows, &info, b, p);
+	assert_true(g_str_has_prefix(text, "review 2.6.32.9 on topology default: 2 fix verified, "
+				   "1 fix handles the injected fault,"));
+	json = lab_report_json(rows, &info, b, p);
+	assert_true(strstr(json, "\"fault_handled\":1") || strstr(json, "\"fault_handled\": 1"));
+	g_free(text);
+	g_free(json);
+	g_ptr_array_free(rows, TRUE);
+	lab_run_free(b);
+	lab_run_free(p);
+	g_free(ini);
+}
+
 static void test_compare_changes(void **state)
 {
 	(void)state;
@@ -174,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_conclusion_rules),
 		cmocka_unit_test(test_aggregate_worst),
 		cmocka_unit_test(test_rows_from_fixture_runs),
+		cmocka_unit_test(test_fault_injection_counted_apart),
 		cmocka_unit_test(test_compare_changes),
 	};
 

@@ -35,19 +35,23 @@ static const struct row {
 	{ "2 signature and another report: still the seed's bug",
 	  { .exit_code = 1, .sig_reports = 1, .other_reports = 2, .sig_title = "a", .other_title = "b" },
 	  LAB_FAIL, LAB_EV_SIGNATURE, "a" },
-	{ "3 the test's own check, its line matches",
-	  { .exit_code = 1, .program_sig = true, .said = "fail: mount.nfs: File exists" },
-	  LAB_FAIL, LAB_EV_SIGNATURE, "File exists" },
-	{ "3 own check matches, another report too: the seed's bug",
-	  { .exit_code = 1, .program_sig = true, .other_reports = 1, .other_title = "INFO: task hung",
-	    .said = "fail: x" },
-	  LAB_FAIL, LAB_EV_SIGNATURE, "own check" },
-	{ "4 another seed's splat: failed for another reason",
+	{ "3 another seed's splat: failed for another reason",
 	  { .exit_code = 0, .other_reports = 1, .other_title = "WARNING in attach_to_pi_state" },
 	  LAB_FAIL, LAB_EV_OTHER, "another reason: WARNING in attach_to_pi_state" },
-	{ "4 other report while the program says fail without the signature",
+	{ "3 other report while the program says fail without the signature",
 	  { .exit_code = 1, .other_reports = 1, .other_title = "BUG: soft lockup" },
 	  LAB_FAIL, LAB_EV_OTHER, "soft lockup" },
+	{ "3 own check matches, but another report is in the window: not the seed's",
+	  { .exit_code = 1, .program_sig = true, .other_reports = 1,
+	    .other_title = "possible circular locking dependency detected",
+	    .said = "fail: lockdep reported the tty/fasync lock cycle" },
+	  LAB_FAIL, LAB_EV_OTHER, "another reason: possible circular" },
+	{ "4 the test's own check, its line matches, console clean",
+	  { .exit_code = 1, .program_sig = true, .said = "fail: mount.nfs: File exists" },
+	  LAB_FAIL, LAB_EV_SIGNATURE, "File exists" },
+	{ "4 own check matches, the guest died without a report: still the check",
+	  { .exit_code = 1, .program_sig = true, .domain_dead = true, .said = "fail: x" },
+	  LAB_FAIL, LAB_EV_SIGNATURE, "own check" },
 	{ "5 the guest died, console silent",
 	  { .exit_code = X, .domain_dead = true },
 	  LAB_FAIL, LAB_EV_OTHER, "no report" },
@@ -101,31 +105,34 @@ static void test_decision_table(void **state)
 	}
 }
 
+/* The pattern language (the seeds' own patterns are tested against real
+ * reports in test_signatures.c). */
 static void test_signatures(void **state)
 {
-	char *t010[] = { "list_add corruption", "dvb_dmxdev", "dvb_demux", NULL };
-	char *t004[] = { "kind:lockdep+excerpt:f_owner", NULL };
-	char *t001[] = { "Busy inodes after unmount", "generic_shutdown_super", NULL };
+	char *kind_fn[] = { "kind:oops+dvb_dmxdev", NULL };
+	char *two_locks[] = { "kind:lockdep+excerpt:&tty->ctrl.lock+excerpt:f_owner.lock", NULL };
+	char *alts[] = { "kind:busy-inodes+of tmpfs", "kind:warning+debug_rt_mutex_unlock", NULL };
 	const struct {
 		char **sig;
 		const char *type, *title, *first, *func, *excerpt;
 		bool match;
 	} cases[] = {
-		{ t010, "list-corruption", "list_add corruption in dvb_dmxdev_start_feed",
-		  "list_add corruption. next is NULL.", "dvb_dmxdev_start_feed", "", true },
-		{ t010, "oops", "BUG: unable to handle page fault in dvb_demux_feed_add", "x",
-		  "dvb_demux_feed_add", "", true },
-		/* another seed's WARNING on the same guest is not 010's bug */
-		{ t010, "warning", "WARNING in attach_to_pi_state", "WARNING: at kernel/futex/pi.c",
-		  "attach_to_pi_state", "dvb in the excerpt does not count", false },
-		{ t004, "lockdep", "possible circular locking dependency detected", "x", NULL,
-		  "... (&f->f_owner.lock){....} ...", true },
-		/* a lockdep report about other locks is not 004's */
-		{ t004, "lockdep", "possible circular locking dependency detected", "x", NULL,
-		  "(&sb->s_type->i_mutex_key)", false },
-		{ t004, "warning", "WARNING in f_owner", "x", NULL, "f_owner", false },
-		{ t001, "busy-inodes", "VFS: Busy inodes after unmount of tmpfs", "x", NULL, "", true },
-		{ t001, "warning", "WARNING in generic_shutdown_super", "x", "generic_shutdown_super", "", true },
+		{ kind_fn, "oops", "BUG: unable to handle page fault in dvb_dmxdev_start_feed", "x",
+		  "dvb_dmxdev_start_feed", "", true },
+		/* the function alone is not enough: the kind must be right */
+		{ kind_fn, "kasan", "KASAN: use-after-free in dvb_dmxdev_release", "x",
+		  "dvb_dmxdev_release", "", false },
+		/* text in the excerpt (a call trace) does not name the function */
+		{ kind_fn, "oops", "Oops", "x", "memcpy", "dvb_dmxdev_start_feed+0x10", false },
+		{ two_locks, "lockdep", "possible circular locking dependency detected", "x", NULL,
+		  "(&tty->ctrl.lock) ... (&f->f_owner.lock)", true },
+		/* one of the two locks is another cycle */
+		{ two_locks, "lockdep", "possible circular locking dependency detected", "x", NULL,
+		  "(&f->f_owner.lock) ... (&sb->s_type->i_mutex_key)", false },
+		{ alts, "busy-inodes", "VFS: Busy inodes after unmount of tmpfs", "x", NULL, "", true },
+		{ alts, "busy-inodes", "VFS: Busy inodes after unmount of 0:25", "x", NULL, "", false },
+		{ alts, "warning", "DEBUG_LOCKS_WARN_ON(x) in debug_rt_mutex_unlock", "x",
+		  "debug_rt_mutex_unlock", "", true },
 		{ NULL, "oops", "Oops", "Oops", NULL, "", false },
 	};
 	size_t i;
