@@ -642,7 +642,7 @@ GPtrArray *lab_console_scan_file(const char *path, GError **err)
 	return out;
 }
 
-GPtrArray *lab_console_reports_for(GPtrArray *all, const char *test)
+GPtrArray *lab_console_reports_after(GPtrArray *all, const char *test, long after)
 {
 	GPtrArray *out = g_ptr_array_new();
 	guint i;
@@ -650,10 +650,15 @@ GPtrArray *lab_console_reports_for(GPtrArray *all, const char *test)
 	for (i = 0; all && i < all->len; i++) {
 		struct lab_report *r = all->pdata[i];
 
-		if (!g_strcmp0(r->test, test))
+		if (!g_strcmp0(r->test, test) && r->line > after)
 			g_ptr_array_add(out, r);
 	}
 	return out;
+}
+
+GPtrArray *lab_console_reports_for(GPtrArray *all, const char *test)
+{
+	return lab_console_reports_after(all, test, 0);
 }
 
 bool lab_console_has_panic(GPtrArray *reports)

@@ -25,6 +25,9 @@ struct lab_report {
 GPtrArray *lab_console_scan(const char *text);            /* of struct lab_report*, free func set */
 GPtrArray *lab_console_scan_file(const char *path, GError **err);
 GPtrArray *lab_console_reports_for(GPtrArray *all, const char *test); /* borrowed pointers, no free func */
+/* The same, only those that start after line AFTER: one run of a test
+ * whose name an earlier run in the same boot had too (lab stress). */
+GPtrArray *lab_console_reports_after(GPtrArray *all, const char *test, long after);
 bool lab_console_has_panic(GPtrArray *reports);
 char *lab_console_tail(const char *text, int lines);     /* last N lines, for error messages */
 void lab_report_free(struct lab_report *r);

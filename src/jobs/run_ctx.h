@@ -40,6 +40,9 @@ struct spec {
 	const char *group;    /* LAB_INTEROP_GROUP, or NULL */
 	struct guest *g;      /* NULL: no guest has a role it needs */
 	char *name;           /* "t009-nfs-umount-race:v4.1" */
+	long console_from;    /* console lines before its BEGIN marker: a
+			       * report above is an earlier run's (same name,
+			       * same boot: lab stress) */
 	bool last_use;        /* nothing later in the plan uses its guest */
 	struct lab_result *r; /* NULL until done, or dropped on Ctrl-C */
 };
@@ -77,6 +80,8 @@ struct lab_result *lab_run_spec(struct run_ctx *c, struct spec *s);
 /* run_watch.c */
 /* Bring G's local console copy up to date with its volume. */
 void lab_run_sync_console(struct run_ctx *c, const struct guest *g);
+/* Lines in G's console so far (synced first). */
+long lab_run_console_lines(struct run_ctx *c, const struct guest *g);
 /* Where a dead boot's console is kept in the run. */
 char *lab_run_console_name(struct run_ctx *c, struct guest *g);
 /* The test's console reports, sorted: the fix's own expected report, the

@@ -289,6 +289,7 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 
 	r->taint_before = read_taint(c, s->g->name);
 	r->knob = knob_set(c, s);
+	s->console_from = lab_run_console_lines(c, s->g);
 	marker = g_strdup_printf("BEGIN %s", s->name);
 	kmsg_marker(c, s->g->name, marker);
 	g_free(marker);

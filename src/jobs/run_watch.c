@@ -45,7 +45,7 @@ void lab_run_classify(struct run_ctx *c, const struct spec *s,
 		g_string_free(ex, TRUE);
 		return;
 	}
-	mine = lab_console_reports_for(all, s->name);
+	mine = lab_console_reports_after(all, s->name, s->console_from);
 	for (i = 0; i < mine->len; i++) {
 		struct lab_report *rep = g_ptr_array_index(mine, i);
 		bool sig = lab_signature_matches_report(s->t->signature, rep->type,
@@ -92,6 +92,21 @@ void lab_run_sync_console(struct run_ctx *c, const struct guest *g)
 {
 	if (g->console_vol)
 		lab_store_follow(c->in->store, g->console_vol, g->console);
+}
+
+long lab_run_console_lines(struct run_ctx *c, const struct guest *g)
+{
+	char *text = NULL;
+	gsize len = 0, i;
+	long n = 0;
+
+	lab_run_sync_console(c, g);
+	if (!g_file_get_contents(g->console, &text, &len, NULL))
+		return 0;
+	for (i = 0; i < len; i++)
+		n += text[i] == '\n';
+	g_free(text);
+	return n;
 }
 
 char *lab_run_console_name(struct run_ctx *c, struct guest *g)
@@ -152,7 +167,7 @@ bool lab_run_oopsed(void *arg)
 		return false;
 	w->seen = st.st_size;
 	all = lab_console_scan_file(w->s->g->console, NULL);
-	mine = all ? lab_console_reports_for(all, w->s->name) : NULL;
+	mine = all ? lab_console_reports_after(all, w->s->name, w->s->console_from) : NULL;
 	for (i = 0; mine && i < mine->len; i++) {
 		const struct lab_report *r = g_ptr_array_index(mine, i);
 

@@ -388,6 +388,31 @@ static void test_reports_for(void **state)
 	g_ptr_array_unref(reboot);
 }
 
+/* lab stress runs a test again in the same boot: the second run's window
+ * has the same name, and the first run's report is not the second's. */
+static void test_reports_after_an_earlier_run(void **state)
+{
+	char *one = read_fixture("warning-futex-pi-x5.log");
+	/* the same test again, clean, after the first run (line 191 on) */
+	char *text = g_strconcat(one, "[   70.000000] lab: BEGIN t030-futex-pi-owner\n"
+				 "[   70.500000] lab: END t030-futex-pi-owner rc=0\n", NULL);
+	GPtrArray *all = lab_console_scan(text);
+	GPtrArray *both = lab_console_reports_for(all, "t030-futex-pi-owner");
+	GPtrArray *second = lab_console_reports_after(all, "t030-futex-pi-owner", 190);
+	GPtrArray *first = lab_console_reports_after(all, "t030-futex-pi-owner", 1);
+
+	(void)state;
+	assert_int_equal(both->len, 5);
+	assert_int_equal(second->len, 0);
+	assert_int_equal(first->len, 5);
+	g_ptr_array_unref(both);
+	g_ptr_array_unref(second);
+	g_ptr_array_unref(first);
+	g_ptr_array_unref(all);
+	g_free(text);
+	g_free(one);
+}
+
 /* Small logs written here for the corners. */
 static const struct {
 	const char *name;
@@ -566,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_title_control_chars),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_tail),
+		cmocka_unit_test(test_reports_after_an_earlier_run),
 	};
 
 	return cmocka_run_group_tests_name("console", tests, NULL, NULL);
