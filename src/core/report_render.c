@@ -143,17 +143,23 @@ char *lab_report_text(GPtrArray *rows, const struct lab_review_info *info,
 		      const struct lab_run *b, const struct lab_run *p)
 {
 	char *sum = summary_text(rows, info, b, p);
-	GString *t = g_string_new(sum);
+	char **lines = g_strsplit(g_strchomp(sum), "\n", -1);
+	GString *t = g_string_new("");
 	guint i;
 
+	for (i = 0; lines[i]; i++)
+		wrapped(t, 0, lines[i]); /* the wall-time line is long */
+	g_strfreev(lines);
 	g_free(sum);
-	g_string_append_printf(t, "\n%-4s %-4s %-40s %-12s %-12s %s\n", "#", "seed",
+	/* the provenance has its own line below: the row fits TEXT_WIDTH */
+	g_string_append_printf(t, "\n%-4s %-4s %-30s %-12s %-12s %s\n", "#", "seed",
 			       "title", "baseline", "patched", "conclusion");
 	for (i = 0; i < rows->len; i++) {
 		const struct lab_row *r = g_ptr_array_index(rows, i);
-		char *title = clip(r->title, 40), *label = conclusion_label(r);
+		char *title = clip(r->title, 30);
+		const char *label = lab_conclusion_name(r->conclusion);
 
-		g_string_append_printf(t, "%-4s %-4s %-40s %-12s %-12s %s\n",
+		g_string_append_printf(t, "%-4s %-4s %-30s %-12s %-12s %s\n",
 				       r->article, r->seed, title,
 				       r->base.verdict ? r->base.verdict : "-",
 				       r->patched.verdict ? r->patched.verdict : "-", label);
@@ -188,7 +194,6 @@ char *lab_report_text(GPtrArray *rows, const struct lab_review_info *info,
 		if (r->notes)
 			wrapped(t, 10, r->notes);
 		g_free(title);
-		g_free(label);
 	}
 	return g_string_free(t, FALSE);
 }

@@ -150,6 +150,15 @@ static void test_rows_from_fixture_runs(void **state)
 	assert_true(g_str_has_prefix(text, "review 2.6.32.9 on topology default: 2 fix verified"));
 	assert_non_null(strstr(text, "kernel key 444f8730b9bb3784, uname -r 6.1.192"));
 	assert_non_null(strstr(text, "wall time: up 7 s"));
+	{	/* report.txt reads in a terminal or a mail: 100 columns */
+		char **lines = g_strsplit(text, "\n", -1);
+
+		for (int i = 0; lines[i]; i++)
+			if (g_utf8_strlen(lines[i], -1) > 100)
+				fail_msg("report.txt line %d is %ld columns: %s", i + 1,
+					 g_utf8_strlen(lines[i], -1), lines[i]);
+		g_strfreev(lines);
+	}
 	g_free(html);
 	g_free(text);
 	g_ptr_array_free(rows, TRUE);
