@@ -62,20 +62,30 @@ static int spawn(struct lab_spread_job *j)
 /* A child that died by a signal could not tear down what it brought up:
  * `lab down` of its instance (a fresh lab, which reads the instance's
  * state and touches only what it owns) leaves nothing behind. */
-static void down_after_crash(const struct lab_spread_job *j)
+static bool down_after_crash(const struct lab_spread_job *j)
 {
-	char *argv[] = { "/proc/self/exe", "down", NULL };
+	char *argv[] = { (char *)(j->down ? j->down : "/proc/self/exe"), "down", NULL };
 	gchar **env = g_environ_setenv(g_get_environ(), "LAB_INSTANCE", j->instance, TRUE);
 	GError *gerr = NULL;
 	gint rc = 0;
+	bool ok = g_spawn_sync(NULL, argv, env, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL,
+			       NULL, NULL, &rc, &gerr) && g_spawn_check_wait_status(rc, NULL);
 
-	if (!g_spawn_sync(NULL, argv, env, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL,
-			  NULL, NULL, &rc, &gerr) || !g_spawn_check_wait_status(rc, NULL))
+	if (!ok)
 		lab_err("%s: `LAB_INSTANCE=%s lab down` after the crash failed%s%s: run it "
 			"by hand", j->label, j->instance, gerr ? ": " : "",
 			gerr ? gerr->message : "");
 	g_clear_error(&gerr);
 	g_strfreev(env);
+	return ok;
+}
+
+/* A crash of lab itself (seen: SIGSEGV inside libvirt's remote client),
+ * not a signal someone sent to stop it. */
+static bool crash_signal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGILL ||
+	       sig == SIGFPE;
 }
 
 /* The result is small (a path): it sits in the pipe until the child ends. */
@@ -96,11 +106,12 @@ static void reap(struct lab_spread_job *j, int status)
 	g_free(j->result);
 	j->result = WIFEXITED(status) && WEXITSTATUS(status) == 0 && s->len
 		? g_string_free(s, FALSE) : (g_string_free(s, TRUE), NULL);
+	j->crashed = false;
 	if (WIFSIGNALED(status)) { /* a crash of the child is said, not a bare "failed" */
 		lab_err("%s: lab's job on host %s was killed by signal %d (%s)",
 			j->label, j->host ? j->host : "local", WTERMSIG(status),
 			strsignal(WTERMSIG(status)));
-		down_after_crash(j);
+		j->crashed = down_after_crash(j) && crash_signal(WTERMSIG(status));
 	}
 	lab_info("%s: %s on host %s after %.0f s", j->label,
 		 j->result ? "done" : j->host_lost ? "its host dropped out" : "failed",
@@ -176,6 +187,18 @@ int lab_spread_run(struct lab_spread_job *jobs, guint n)
 				jobs[i].instance = jobs[k].instance;
 		if (spawn(&jobs[i]) == 0)
 			wait_all(&jobs[i], 1);
+	}
+	/* a job lab itself crashed in runs once more where it was, from
+	 * scratch (its instance is down): a second crash stays a failure */
+	for (i = 0; i < n && !lab_interrupted; i++) {
+		if (!jobs[i].crashed)
+			continue;
+		lab_err("%s: lab crashed in this job (its instance is down again): "
+			"running it once more on host %s", jobs[i].label,
+			jobs[i].host ? jobs[i].host : "local");
+		if (spawn(&jobs[i]) == 0)
+			wait_all(&jobs[i], 1);
+		jobs[i].crashed = false;
 	}
 	if (lab_interrupted)
 		return 130;

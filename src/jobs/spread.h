@@ -26,6 +26,10 @@ struct lab_spread_job {
 	const char *ran_on;   /* the host it finished on */
 	char *result;         /* fn's result, NULL when it failed */
 	bool host_lost;       /* its last host dropped out */
+	bool crashed;         /* lab itself died of a crash signal in it, and
+			       * its instance was taken down after */
+	const char *down;     /* the lab that takes a crashed job's instance
+			       * down (NULL: /proc/self/exe) */
 	double seconds;
 	/* the child */
 	pid_t pid;

@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "jobs/spread.h"
@@ -15,13 +17,20 @@
  * any other host answers "INSTANCE@HOST". */
 static char *job(void *arg, const char *host, bool *host_lost)
 {
-	(void)arg;
 	if (host && !strcmp(host, "down")) {
 		*host_lost = true;
 		return NULL;
 	}
 	if (host && !strcmp(host, "broken"))
 		return NULL;
+	/* lab itself crashing: once ("crash-once", a marker says it did), or
+	 * every time ("crash") */
+	if (host && (!strcmp(host, "crash") ||
+		     (!strcmp(host, "crash-once") && !g_file_test(arg, G_FILE_TEST_EXISTS)))) {
+		g_file_set_contents(arg, "", 0, NULL);
+		signal(SIGSEGV, SIG_DFL); /* not cmocka's handler */
+		raise(SIGSEGV);
+	}
 	return g_strdup_printf("%s@%s", getenv("LAB_INSTANCE"), host ? host : "local");
 }
 
@@ -40,11 +49,18 @@ static const struct row rows[] = {
 	{ { "down", "down", NULL }, 1, { NULL, NULL, NULL } },
 	/* a failure that is not the host's stays a failure */
 	{ { "a", "broken", NULL }, 1, { "i0@a", NULL, NULL } },
+	/* lab crashed in a job: its instance is taken down, the job runs once
+	 * more on the same host */
+	{ { "a", "crash-once", NULL }, 0, { "i0@a", "i1@crash-once", NULL } },
+	/* and only once */
+	{ { "crash", "b", NULL }, 1, { NULL, "i1@b", NULL } },
 };
 
 static void test_spread_table(void **st)
 {
 	const char *inst[3] = { "i0", "i1", "i2" };
+	char *dir = g_dir_make_tmp("lab-spread-XXXXXX", NULL);
+	char *marker = g_build_filename(dir, "crashed", NULL);
 	guint r, i;
 
 	(void)st;
@@ -58,6 +74,8 @@ static void test_spread_table(void **st)
 			jobs[i].instance = inst[i];
 			jobs[i].host = rows[r].hosts[i];
 			jobs[i].fn = job;
+			jobs[i].arg = marker;
+			jobs[i].down = "/bin/true"; /* `lab down` of the instance */
 		}
 		assert_int_equal(lab_spread_run(jobs, n), rows[r].rc);
 		for (i = 0; i < n; i++) {
@@ -68,6 +86,10 @@ static void test_spread_table(void **st)
 		}
 		lab_spread_clear(jobs, n);
 	}
+	unlink(marker);
+	rmdir(dir);
+	g_free(marker);
+	g_free(dir);
 }
 
 int main(void)
