@@ -301,32 +301,11 @@ static inline int lab_kmsg_next(int fd, char *text, size_t size)
 
 /*
  * Records from @fd on that contain any of @pats (NULL-terminated): each is
- * printed as "# kmsg: ..." (up to @show of them) and counted.
- */
-static inline int lab_kmsg_grep(int fd, const char *const *pats, int show)
-{
-	char text[1024];
-	int hits = 0;
-
-	if (fd < 0)
-		return 0;
-	while (lab_kmsg_next(fd, text, sizeof(text)) == 1) {
-		for (const char *const *p = pats; *p; p++) {
-			if (!strstr(text, *p))
-				continue;
-			if (hits++ < show)
-				lab_diag("kmsg: %.200s", text);
-			break;
-		}
-	}
-	return hits;
-}
-
-/*
- * Like lab_kmsg_grep, and @found[i] (zeroed by the caller, added to on
- * every call: a report's lines may arrive over several reads) counts the
- * records that contain @pats[i]. Which names a report carries tells the
- * seed's bug from another one in the same log.
+ * printed as "# kmsg: ..." (up to @show of them) and counted. With @found
+ * (zeroed by the caller, added to on every call: a report's lines may
+ * arrive over several reads), @found[i] also counts the records that
+ * contain @pats[i]: which names a report carries tells the seed's bug from
+ * another one in the same log.
  */
 static inline int lab_kmsg_tally(int fd, const char *const *pats, int *found,
 				 int show)
@@ -342,13 +321,19 @@ static inline int lab_kmsg_tally(int fd, const char *const *pats, int *found,
 		for (int i = 0; pats[i]; i++) {
 			if (!strstr(text, pats[i]))
 				continue;
-			found[i]++;
+			if (found)
+				found[i]++;
 			any = 1;
 		}
 		if (any && hits++ < show)
 			lab_diag("kmsg: %.200s", text);
 	}
 	return hits;
+}
+
+static inline int lab_kmsg_grep(int fd, const char *const *pats, int show)
+{
+	return lab_kmsg_tally(fd, pats, NULL, show);
 }
 
 /* ---- threads and futexes ---- */
