@@ -312,6 +312,9 @@ static struct lab_row *make_row(GKeyFile *kf, const char *grp,
 		row->counts = true;
 		fill_row(row, tests, base, patched, iso, impact_if);
 	}
+	if (iso && !row->isolated) /* an isolation run: say why not this row */
+		row->isolated = g_strdup_printf("not run (%s; only rows whose seed showed are isolated)",
+						lab_conclusion_name(row->conclusion));
 	g_strfreev(tests);
 	g_free(impact_if);
 	g_free(reason);

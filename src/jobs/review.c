@@ -176,8 +176,11 @@ static void merge_isolated(const char *dir, GPtrArray *runs, GPtrArray *seeds)
 	g_free(out);
 }
 
-/* Every verified row's seed, alone on its own kernel. */
-static char *isolate_verified(const char *dir, const struct lab_review_opts *o,
+/*
+ * Every row whose baseline showed its seed (verified, or a handled injected
+ * fault), alone on its own kernel.
+ */
+static char *isolate_shown(const char *dir, const struct lab_review_opts *o,
 			      const char *iso, const char *base, const char *patched)
 {
 	char *ini = lab_src_path("patches/" LAB_REVIEW_DEFAULT "/review.ini"), *err = NULL;
@@ -192,7 +195,8 @@ static char *isolate_verified(const char *dir, const struct lab_review_opts *o,
 		const struct lab_row *r = g_ptr_array_index(rows, i);
 		char *run;
 
-		if (r->conclusion != LAB_FIX_VERIFIED)
+		if (r->conclusion != LAB_FIX_VERIFIED &&
+		    r->conclusion != LAB_FAULT_HANDLED)
 			continue;
 		run = lab_isolate_seed(LAB_REVIEW_DEFAULT, o->topology, r->seed, iso);
 		if (run) {
@@ -258,7 +262,7 @@ int lab_review(struct lab_review_opts *o)
 	write_info(dir, &info);
 	if (o->isolate && base && patched) {
 		lab_phase_begin("isolate");
-		isolated = isolate_verified(dir, o, iso, base, patched);
+		isolated = isolate_shown(dir, o, iso, base, patched);
 		lab_phase_end();
 		g_free(phases);
 		info.phases = phases = lab_phase_text();

@@ -203,6 +203,42 @@ static void test_fault_injection_counted_apart(void **state)
 	g_free(ini);
 }
 
+/* lab review --isolate: the isolated run holds only the seeds it isolated;
+ * that seed's signature there is "yes", every other row says why not. */
+static void test_isolation_column(void **state)
+{
+	char *ini = lab_src_path("patches/2.6.32.9/review.ini"), *err = NULL;
+	struct lab_run *b = fixture("baseline"), *p = fixture("patched");
+	struct lab_run *iso = fixture("baseline");
+	GPtrArray *rows;
+	guint i = 0;
+
+	(void)state;
+	while (i < iso->results->len) {	/* keep t010's results only */
+		struct lab_result *r = g_ptr_array_index(iso->results, i);
+
+		if (strcmp(r->test, "t010-dvb-demux-feeds"))
+			g_ptr_array_remove_index(iso->results, i);
+		else
+			i++;
+	}
+	assert_true(iso->results->len > 0);
+	rows = lab_report_rows(ini, b, p, iso, &err);
+	assert_non_null(rows);
+	assert_string_equal(row(rows, "010")->isolated, "yes");
+	assert_string_equal(row(rows, "007")->isolated,
+			    "not run (not reproducible on 6.1; only rows whose seed showed are isolated)");
+	assert_true(g_str_has_prefix(row(rows, "003")->isolated, "not run (not reproduced"));
+	g_ptr_array_free(rows, TRUE);
+	rows = lab_report_rows(ini, b, p, NULL, &err); /* no isolation run: no column */
+	assert_null(row(rows, "010")->isolated);
+	g_ptr_array_free(rows, TRUE);
+	lab_run_free(b);
+	lab_run_free(p);
+	lab_run_free(iso);
+	g_free(ini);
+}
+
 static void test_compare_changes(void **state)
 {
 	(void)state;
@@ -220,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_aggregate_worst),
 		cmocka_unit_test(test_rows_from_fixture_runs),
 		cmocka_unit_test(test_fault_injection_counted_apart),
+		cmocka_unit_test(test_isolation_column),
 		cmocka_unit_test(test_compare_changes),
 	};
 
