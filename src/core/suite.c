@@ -26,6 +26,7 @@ static void test_free(gpointer p)
 	g_free(t->expected_report);
 	g_free(t->title);
 	g_strfreev(t->peers);
+	g_strfreev(t->parts);
 	g_strfreev(t->signature);
 	g_free(t->signature_program);
 	g_strfreev(t->servers);
@@ -47,7 +48,7 @@ static const char *const test_keys[] = {
 	"title", "seed", "roles", "order", "timeout", "consumes_boot",
 	"needs_cmdline", "nfs_versions", "amplifier", "window", "nfs_mount",
 	"netem", "expected_report", "peers", "signature", "signature_program",
-	"min_hits", "servers", "groups", NULL,
+	"min_hits", "servers", "groups", "parts", NULL,
 };
 
 /* Values that reach a guest's shell must fit a strict grammar. */
@@ -80,6 +81,9 @@ static char *check_values(const struct lab_test *t)
 	for (v = t->peers; v && *v; v++)
 		if (!matches("^[a-z-]+$", *v))
 			return g_strdup_printf("peers: '%s' is not a role name", *v);
+	for (v = t->parts; v && *v; v++)
+		if (!matches("^[a-z-]+:[a-z0-9][a-z0-9._-]*$", *v))
+			return g_strdup_printf("parts: '%s' is not ROLE:PROGRAM", *v);
 	for (v = t->servers; v && *v; v++)
 		if (!matches("^[a-z-]+$", *v))
 			return g_strdup_printf("servers: '%s' is not a role name", *v);
@@ -116,6 +120,27 @@ static char **opt_list(struct lab_ini *l, const char *g, const char *k)
 	return v;
 }
 
+/* A part's guest is used by the test: its role joins peers (once). */
+static void add_part_peers(struct lab_test *t)
+{
+	GPtrArray *peers = g_ptr_array_new();
+	char **v;
+
+	for (v = t->peers; v && *v; v++)
+		g_ptr_array_add(peers, g_strdup(*v));
+	for (v = t->parts; v && *v; v++) {
+		char *role = g_strndup(*v, strcspn(*v, ":"));
+
+		if (g_ptr_array_find_with_equal_func(peers, role, g_str_equal, NULL))
+			g_free(role);
+		else
+			g_ptr_array_add(peers, role);
+	}
+	g_ptr_array_add(peers, NULL);
+	g_strfreev(t->peers);
+	t->peers = (char **)g_ptr_array_free(peers, FALSE);
+}
+
 static struct lab_test *load_test(struct lab_ini *l, const char *grp)
 {
 	struct lab_test *t = g_new0(struct lab_test, 1);
@@ -141,12 +166,15 @@ static struct lab_test *load_test(struct lab_ini *l, const char *grp)
 	t->min_hits = lab_ini_int(l, grp, "min_hits", 0, 0, 1000000, "window hits");
 	t->servers = opt_list(l, grp, "servers");
 	t->groups = opt_list(l, grp, "groups");
+	t->parts = opt_list(l, grp, "parts");
 	if (!l->err && (!t->roles || t->timeout_s <= 0))
 		lab_ini_fail(l, grp, NULL, "needs roles= and a positive timeout=");
 	if (!l->err && (why = check_values(t))) {
 		lab_ini_fail(l, grp, NULL, "%s", why);
 		g_free(why);
 	}
+	if (!l->err && t->parts)
+		add_part_peers(t);
 	if (l->err) {
 		test_free(t);
 		return NULL;

@@ -22,7 +22,11 @@ struct lab_test {
 	char *expected_report; /* a report containing this is the fix at work */
 	char *title;
 	char **peers;        /* roles of other guests the test uses (the NFS
-			      * server): they must not restart under it */
+			      * server, its parts' guests): they must not
+			      * restart under it */
+	char **parts;        /* "ROLE:PROGRAM": programs started on other
+			      * guests for the test's length (a server, a
+			      * second client); their roles are in peers */
 	char **signature;    /* the seed's bug in a console report (verdict.h) */
 	char *signature_program; /* the seed's bug in the program's fail line */
 	int min_hits;        /* races: window hits the program needs to decide */

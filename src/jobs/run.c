@@ -57,7 +57,7 @@ static GPtrArray *load_guests(GKeyFile *kf)
 	return out;
 }
 
-static struct guest *guest_with_role(GPtrArray *guests, char **roles)
+struct guest *lab_run_guest_with_role(GPtrArray *guests, char **roles)
 {
 	guint i;
 
@@ -120,7 +120,7 @@ static uint64_t uses_of(struct run_ctx *c, const struct spec *s)
 		u |= (uint64_t)1 << guest_index(c->guests, s->server);
 	for (peer = s->t->peers; peer && *peer; peer++) {
 		char *one[] = { *peer, NULL };
-		struct guest *pg = guest_with_role(c->guests, one);
+		struct guest *pg = lab_run_guest_with_role(c->guests, one);
 
 		if (pg)
 			u |= (uint64_t)1 << guest_index(c->guests, pg);
@@ -181,7 +181,7 @@ static void add_instances(struct run_ctx *c, const struct lab_test *t)
 				s->server = g_ptr_array_index(servers, si);
 				s->vers = vers[vi];
 				s->group = groups[gi];
-				s->g = guest_with_role(c->guests, t->roles);
+				s->g = lab_run_guest_with_role(c->guests, t->roles);
 				if (s->server)
 					g_string_append_printf(n, ":%s", s->server->name);
 				if (s->vers)
@@ -398,7 +398,7 @@ static char **default_names(struct lab_suite *s, GKeyFile *kf)
 static const char *nfs_server_of(GPtrArray *guests)
 {
 	char *roles[] = { "nfs-server", NULL };
-	struct guest *g = guest_with_role(guests, roles);
+	struct guest *g = lab_run_guest_with_role(guests, roles);
 
 	return g ? g->address : NULL;
 }

@@ -73,6 +73,21 @@ struct job {
  * answer (the guest may be dead), else the command's exit status. */
 int lab_run_gsh(struct run_ctx *c, const char *guest, const char *cmd,
 		int timeout_s, unsigned flags, char **out);
+/* The script a program of S runs in (PART: the role of a part, else
+ * NULL), and whether PROGRAM is on GUEST's tests disk (NULL, or why not). */
+char *lab_run_script(struct run_ctx *c, const struct spec *s,
+		     const char *program, const char *part);
+char *lab_run_program_there(struct run_ctx *c, const char *guest, const char *program);
+
+/* run_parts.c: start S's parts on their guests (before its program), then
+ * collect them; a part worse than *EXIT_CODE decides it and *SAID, and
+ * every part's output is appended to *OUT. */
+GPtrArray *lab_parts_start(struct run_ctx *c, const struct spec *s);
+void lab_parts_finish(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
+		      int *exit_code, char **out, char **said);
+
+/* The first guest with the first of ROLES that one has, or NULL. */
+struct guest *lab_run_guest_with_role(GPtrArray *guests, char **roles);
 /* Run S in its guest and decide its verdict (bringing the guest back when
  * the test spent it). */
 struct lab_result *lab_run_spec(struct run_ctx *c, struct spec *s);

@@ -124,27 +124,52 @@ static void test_cleanup(struct run_ctx *c, const struct spec *s)
 	g_string_free(cmd, TRUE);
 }
 
+/* LAB_GUESTS='ROLE=ADDRESS;...' for the test's guest and every peer: a
+ * test with parts finds its server and its other clients there. */
+static void append_guests(struct run_ctx *c, const struct spec *s, GString *cmd)
+{
+	char **peer;
+
+	g_string_append_printf(cmd, " LAB_GUESTS='%s=%s", s->g->role ? s->g->role : "",
+			       s->g->address ? s->g->address : "");
+	for (peer = s->t->peers; peer && *peer; peer++) {
+		char *one[] = { *peer, NULL };
+		struct guest *pg = lab_run_guest_with_role(c->guests, one);
+
+		if (pg && pg != s->g)
+			g_string_append_printf(cmd, ";%s=%s", *peer,
+					       pg->address ? pg->address : "");
+	}
+	g_string_append_c(cmd, '\'');
+}
+
 /* The script the test runs in: plumbing the suite map asks for (an NFS
  * mount at the version under test, a netem delay), then the program under
  * the guest's own timeout. A setup that fails is exit 3 (error), never a
- * verdict on the kernel. It runs as its own process group (setsid). */
-static char *test_script(struct run_ctx *c, const struct spec *s)
+ * verdict on the kernel. It runs as its own process group (setsid). A
+ * part (PART: its role) runs PROGRAM with none of the plumbing, which is
+ * the test guest's. */
+char *lab_run_script(struct run_ctx *c, const struct spec *s,
+		     const char *program, const char *part)
 {
 	GString *cmd = g_string_new("cd /tmp || exit 3; ");
 	const char *server = s->server ? s->server->address : c->nfs_server;
 
-	if (c->o->inject_crash && s == g_ptr_array_index(c->specs, 0))
+	if (!part && c->o->inject_crash && s == g_ptr_array_index(c->specs, 0))
 		g_string_append(cmd, "sleep 2; echo c > /proc/sysrq-trigger; sleep 60; ");
 
-	if (s->t->nfs_mount && server)
+	if (!part && s->t->nfs_mount && server)
 		g_string_append_printf(cmd, "mkdir -p " NFS_DIR " && mount -t nfs -o "
 				       "vers=%s,nosharecache %s:/srv/nfs " NFS_DIR
 				       " || exit 3; ", s->vers ? s->vers : "3", server);
-	if (s->t->netem)
+	if (!part && s->t->netem)
 		g_string_append_printf(cmd, "tc qdisc replace dev eth0 root netem "
 				       "delay %s || exit 3; ", s->t->netem);
 	g_string_append_printf(cmd, "exec env LAB_TEST='%s'", s->name);
-	if (s->t->nfs_mount)
+	if (part)
+		g_string_append_printf(cmd, " LAB_PART='%s'", part);
+	append_guests(c, s, cmd);
+	if (!part && s->t->nfs_mount)
 		g_string_append(cmd, " LAB_NFS_DIR=" NFS_DIR);
 	if (server)
 		g_string_append_printf(cmd, " LAB_NFS_SERVER=%s LAB_NFS_EXPORT=/srv/nfs",
@@ -160,8 +185,32 @@ static char *test_script(struct run_ctx *c, const struct spec *s)
 	if (s->t->min_hits > 0)
 		g_string_append_printf(cmd, " LAB_MIN_HITS=%d", s->t->min_hits);
 	g_string_append_printf(cmd, " timeout -s KILL %d /lab/%s 2>&1",
-			       s->t->timeout_s, s->t->name);
+			       s->t->timeout_s, program);
 	return g_string_free(cmd, FALSE);
+}
+
+/* The tests disk is mounted in GUEST and PROGRAM is on it: NULL, or why
+ * not (an error, never a skip). */
+char *lab_run_program_there(struct run_ctx *c, const char *guest, const char *program)
+{
+	char *cmd;
+	int rc;
+
+	/* flushbufs: a restored guest may hold blocks of the tests disk it saw
+	 * before the save (udev's probe); the disk under it is today's. */
+	rc = lab_run_gsh(c, guest, "mountpoint -q /lab || { mkdir -p /lab && "
+		 "blockdev --flushbufs /dev/disk/by-label/LABTESTS && "
+		 "mount -o ro /dev/disk/by-label/LABTESTS /lab; }", 60, 0, NULL);
+	if (rc != 0)
+		return g_strdup_printf("cannot mount the tests disk (LABTESTS) at /lab in %s",
+				       guest);
+	cmd = g_strdup_printf("test -x '/lab/%s'", program);
+	rc = lab_run_gsh(c, guest, cmd, 30, 0, NULL);
+	g_free(cmd);
+	if (rc != 0)
+		return g_strdup_printf("test program /lab/%s is missing in guest %s",
+				       program, guest);
+	return NULL;
 }
 
 /* Preconditions the runner checks itself: the tests disk is mounted, the
@@ -172,23 +221,9 @@ static int preflight(struct run_ctx *c, const struct spec *s, char **reason)
 	char *cmd;
 	int rc;
 
-	/* flushbufs: a restored guest may hold blocks of the tests disk it saw
-	 * before the save (udev's probe); the disk under it is today's. */
-	rc = lab_run_gsh(c, s->g->name, "mountpoint -q /lab || { mkdir -p /lab && "
-		 "blockdev --flushbufs /dev/disk/by-label/LABTESTS && "
-		 "mount -o ro /dev/disk/by-label/LABTESTS /lab; }", 60, 0, NULL);
-	if (rc != 0) {
-		*reason = g_strdup("cannot mount the tests disk (LABTESTS) at /lab");
+	*reason = lab_run_program_there(c, s->g->name, s->t->name);
+	if (*reason)
 		return LAB_ERROR;
-	}
-	cmd = g_strdup_printf("test -x '/lab/%s'", s->t->name);
-	rc = lab_run_gsh(c, s->g->name, cmd, 30, 0, NULL);
-	g_free(cmd);
-	if (rc != 0) {
-		*reason = g_strdup_printf("test program /lab/%s is missing in guest %s",
-					  s->t->name, s->g->name);
-		return LAB_ERROR;
-	}
 	if (s->t->needs_cmdline) {
 		cmd = g_strdup_printf("grep -qF -- '%s' /proc/cmdline",
 				      s->t->needs_cmdline);
@@ -216,12 +251,19 @@ static char *program_says(const char *out)
 	return g_strndup(p, strcspn(p, "\n"));
 }
 
-/* A test's own counters, "# counts: k=v ...", for the report. */
+/* A test's own counters, "# counts: k=v ...", for the report: every
+ * such line (its parts' too), joined by "; ". */
 static char *counts_line(const char *out)
 {
-	const char *p = out ? g_strrstr(out, "# counts: ") : NULL;
+	GString *all = g_string_new("");
+	const char *p = out ? out : "";
 
-	return p ? g_strndup(p + 10, strcspn(p + 10, "\n")) : NULL;
+	while ((p = strstr(p, "# counts: ")) != NULL) {
+		p += strlen("# counts: ");
+		g_string_append_printf(all, "%s%.*s", all->len ? "; " : "",
+				       (int)strcspn(p, "\n"), p);
+	}
+	return g_string_free(all, all->len == 0);
 }
 
 static long window_hits(const char *out)
@@ -249,7 +291,7 @@ static void save_output(struct run_ctx *c, struct lab_result *r,
 static void run_program(struct run_ctx *c, const struct spec *s,
 			struct lab_obs *o, char **out)
 {
-	char *script = test_script(c, s);
+	char *script = lab_run_script(c, s, s->t->name, NULL);
 	const char *argv[] = { "/usr/bin/setsid", "/bin/sh", "-c", script, NULL };
 	virDomainPtr d = lab_virt_guest(c->conn, s->g->name);
 	struct lab_exec_result res = { 0 };
@@ -286,6 +328,7 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	char *out = NULL, *marker, *said, *saved = NULL;
 	double t0 = lab_now();
 	bool bring_back, alive;
+	GPtrArray *parts;
 
 	r->taint_before = read_taint(c, s->g->name);
 	r->knob = knob_set(c, s);
@@ -293,7 +336,10 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	marker = g_strdup_printf("BEGIN %s", s->name);
 	kmsg_marker(c, s->g->name, marker);
 	g_free(marker);
+	parts = lab_parts_start(c, s);
 	run_program(c, s, &o, &out);
+	said = program_says(out);
+	lab_parts_finish(c, s, parts, &o.exit_code, &out, &said);
 	r->seconds = lab_now() - t0;
 	r->ended = (gint64)time(NULL);
 	if (!o.domain_dead)
@@ -330,7 +376,6 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	/* the fix's expected WARNING taints W (bit 9): no complaint then */
 	if (o.expected_reports && !r->reports->len)
 		o.new_taint &= ~(1L << 9);
-	said = program_says(out);
 	o.said = said;
 	o.program_sig = lab_signature_matches_program(s->t->signature_program, said);
 	o.expects_report = s->t->expected_report != NULL;

@@ -36,6 +36,12 @@ static void test_shipped_map_loads(void **state)
 	t = lab_suite_test(s, "t010-dvb-demux-feeds");
 	assert_true(t->consumes_boot);
 	assert_int_equal(t->timeout_s, 30);
+	/* a part's guest is a peer: reserved for the test's length */
+	t = lab_suite_test(s, "t012-netns-flows");
+	assert_non_null(t->parts);
+	assert_true(g_strv_contains((const char *const *)t->peers, "conntrack"));
+	assert_true(g_strv_contains((const char *const *)t->peers, "tty"));
+	assert_int_equal(g_strv_length(t->peers), 2);
 	lab_suite_free(s);
 }
 
@@ -58,6 +64,16 @@ static void test_map_matches_programs(void **state)
 			fail_msg("suite map names %s but tests/guest has no source", t->name);
 		g_free(c);
 		g_free(sh);
+		for (char **p = t->parts; p && *p; p++) {
+			const char *prog = strchr(*p, ':') + 1;
+
+			c = g_strdup_printf("%s/tests/guest/%s.c", lab_srcdir(), prog);
+			sh = g_strdup_printf("%s/tests/guest/%s.sh", lab_srcdir(), prog);
+			if (!lab_exists(c) && !lab_exists(sh))
+				fail_msg("%s's part %s has no source in tests/guest", t->name, *p);
+			g_free(c);
+			g_free(sh);
+		}
 	}
 	lab_suite_free(s);
 }
@@ -114,6 +130,7 @@ static void test_bad_maps(void **state)
 	expect_bad("tests/unit/suites/unknown-member.ini", "unknown test 't2'");
 	expect_bad("tests/unit/suites/no-timeout.ini", "timeout");
 	expect_bad("tests/unit/suites/bad-section.ini", "[tset t1]");
+	expect_bad("tests/unit/suites/bad-part.ini", "parts: 'conntrack' is not ROLE:PROGRAM");
 	expect_bad("tests/unit/suites/missing.ini", "missing.ini");
 }
 

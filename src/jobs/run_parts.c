@@ -1,0 +1,175 @@
+/* run_parts.c - a test's parts (suite.ini parts=ROLE:PROGRAM): programs
+ * started on other guests when the test starts and collected when it ends,
+ * so a test can cross guests (a server on one, clients on others). A part
+ * that fails or does not finish decides the test as the program would. */
+#include "jobs/run_ctx.h"
+#include "util/util.h"
+#include "virt/agent.h"
+#include "virt/conn.h"
+
+#include <string.h>
+
+struct lab_part {
+	char *role;
+	char *program;
+	struct guest *g;
+	long pid;        /* guest-exec's, 0 when it did not start */
+	int exit_code;   /* -1 when it did not finish */
+	char *out;
+	char *why;       /* set when it could not start */
+};
+
+static void part_free(gpointer p)
+{
+	struct lab_part *x = p;
+
+	g_free(x->role);
+	g_free(x->program);
+	g_free(x->out);
+	g_free(x->why);
+	g_free(x);
+}
+
+/* Start one part; it runs on while the test does. */
+static void part_start(struct run_ctx *c, const struct spec *s, struct lab_part *x)
+{
+	char *one[] = { x->role, NULL }, *script;
+	const char *argv[] = { "/usr/bin/setsid", "/bin/sh", "-c", NULL, NULL };
+	struct lab_exec_result res = { 0 };
+	virDomainPtr d;
+	int how;
+
+	x->exit_code = -1;
+	x->g = lab_run_guest_with_role(c->guests, one);
+	if (!x->g) {
+		x->why = g_strdup_printf("no guest has role %s", x->role);
+		return;
+	}
+	x->why = lab_run_program_there(c, x->g->name, x->program);
+	if (x->why)
+		return;
+	d = lab_virt_guest(c->conn, x->g->name);
+	if (!d) {
+		x->why = g_strdup_printf("guest %s is not there", x->g->name);
+		return;
+	}
+	script = lab_run_script(c, s, x->program, x->role);
+	argv[3] = script;
+	how = lab_agent_exec(d, argv, 0, 0, &res);	/* returns at once */
+	if (how == 0) {		/* already over */
+		x->exit_code = res.exit_code;
+		x->out = g_strdup(res.out ? res.out : "");
+	} else if (how == 1) {
+		x->pid = res.pid;
+	} else {
+		x->why = g_strdup_printf("guest-exec failed in %s", x->g->name);
+	}
+	lab_exec_result_clear(&res);
+	virDomainFree(d);
+	g_free(script);
+}
+
+GPtrArray *lab_parts_start(struct run_ctx *c, const struct spec *s)
+{
+	GPtrArray *parts = g_ptr_array_new_with_free_func(part_free);
+	char **v;
+
+	for (v = s->t->parts; v && *v; v++) {
+		struct lab_part *x = g_new0(struct lab_part, 1);
+		size_t n = strcspn(*v, ":");
+
+		x->role = g_strndup(*v, n);
+		x->program = g_strdup(*v + n + 1);
+		part_start(c, s, x);
+		g_ptr_array_add(parts, x);
+	}
+	return parts;
+}
+
+/* Wait for a started part (the test's bound, then a kill of its group). */
+static void part_collect(struct run_ctx *c, const struct spec *s, struct lab_part *x)
+{
+	struct lab_exec_result res = { 0 };
+	virDomainPtr d;
+
+	if (!x->pid)
+		return;
+	d = lab_virt_guest(c->conn, x->g->name);
+	if (!d)
+		return;
+	if (lab_agent_exec_collect(d, x->pid, s->t->timeout_s + AGENT_SLACK_S, &res) == 0) {
+		x->exit_code = res.exit_code;
+	} else {
+		lab_agent_kill(d, x->pid, true);
+		lab_exec_result_clear(&res);
+		lab_agent_exec_collect(d, x->pid, 10, &res);
+		x->exit_code = -1;
+	}
+	x->out = g_strdup(res.out ? res.out : "");
+	lab_exec_result_clear(&res);
+	virDomainFree(d);
+}
+
+/* The program's "# result: ..." line, or NULL. */
+static char *result_line(const char *out)
+{
+	const char *p = out ? g_strrstr(out, "# result: ") : NULL;
+
+	return p ? g_strndup(p + 10, strcspn(p + 10, "\n")) : NULL;
+}
+
+/* How bad an exit code is: fail > error > inconclusive > skip > pass. */
+static int rank(int code)
+{
+	static const int ranks[] = { 0, 4, 2, 3, 1 };
+
+	return code >= 0 && code <= 4 ? ranks[code] : 3;
+}
+
+/* A part's exit code: 3 (error) when it did not start or finish. */
+static int part_code(const struct lab_part *x)
+{
+	return x->why || x->exit_code < 0 ? 3 : x->exit_code;
+}
+
+/* A part worse than what decided so far decides: its code and words. */
+static void decide(struct lab_part *x, int *exit_code, char **said)
+{
+	char *r = result_line(x->out);
+
+	g_free(*said);
+	if (x->why)
+		*said = g_strdup_printf("error: part %s (%s) did not start: %s",
+					x->role, x->program, x->why);
+	else if (x->exit_code < 0)
+		*said = g_strdup_printf("error: part %s (%s) did not finish in time",
+					x->role, x->program);
+	else
+		*said = r ? g_strdup(r) : g_strdup_printf("error: part %s (%s) exited %d",
+							  x->role, x->program, x->exit_code);
+	*exit_code = part_code(x);
+	g_free(r);
+}
+
+void lab_parts_finish(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
+		      int *exit_code, char **out, char **said)
+{
+	GString *all = g_string_new(*out ? *out : "");
+	guint i;
+
+	for (i = 0; i < parts->len; i++) {
+		struct lab_part *x = g_ptr_array_index(parts, i);
+
+		part_collect(c, s, x);
+		g_string_append_printf(all, "# ---- part %s: %s on %s, exit %d%s%s ----\n%s",
+				       x->role, x->program, x->g ? x->g->name : "-",
+				       x->exit_code, x->why ? ": " : "", x->why ? x->why : "",
+				       x->out ? x->out : "");
+		/* a program that did not finish is a timeout: that stands */
+		if (*exit_code >= 0 && rank(part_code(x)) > rank(*exit_code))
+			decide(x, exit_code, said);
+	}
+	g_free(*out);
+	*out = g_string_free(all, FALSE);
+	g_ptr_array_free(parts, TRUE);
+}

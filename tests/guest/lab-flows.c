@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lab-flows - TCP and UDP echo flows into many network namespaces, for
+ * t012: one process serves every namespace, one process per client opens
+ * every flow at once.
+ *
+ *   lab-flows serve PREFIX N PORT0 CTRL CLIENTS SECONDS
+ *	In namespace PREFIXi (/run/netns) listen on TCP and UDP port PORT0+i
+ *	(a socket keeps the namespace it was made in: one setns() each) and
+ *	echo what comes; in our own namespace take "done" lines on TCP port
+ *	CTRL; end when CLIENTS said done or after SECONDS.
+ *   lab-flows connect HOST PORT0 N CTRL ID SECONDS
+ *	Wait for HOST:CTRL (the server is up), then open N TCP and N UDP
+ *	flows to namespace i's address, port PORT0+i, at once (the client
+ *	routes 10.77.0.0/16 through HOST): each TCP flow sends TCP_BYTES and
+ *	reads them back, each UDP flow UDP_DGRAMS datagrams (resent until
+ *	echoed, a bounded number of times); every byte is compared with what
+ *	was sent (a pattern of ID, flow and offset).  Then "done" on CTRL.
+ *   lab-flows addr I END
+ *	Namespace I's /30: END 1 is the root's side, 2 the namespace's
+ *	(10.77.0.0/16, one place for the plan).
+ *
+ * Both print "# counts: ..." and exit 0, 1 (data came back wrong or not at
+ * all) or 3 (setup failed).  poll(2) only: no threads, no sleeps.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_NS		4096
+#define TCP_BYTES	16384
+#define UDP_DGRAMS	4
+#define UDP_SIZE	512
+#define UDP_TRIES	6
+#define UDP_RESEND_MS	1000
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "lab-flows: %s: %s\n", what, strerror(errno));
+	printf("# lab-flows: %s: %s\n", what, strerror(errno));
+	exit(3);
+}
+
+/* The byte at OFF of flow FLOW of client ID: both ends can compute it. */
+static unsigned char pattern(unsigned id, unsigned flow, unsigned off)
+{
+	uint32_t x = id * 2654435761u ^ flow * 40503u ^ off * 2246822519u;
+
+	x ^= x >> 15;
+	return (unsigned char)(x * 2654435761u >> 24);
+}
+
+static struct sockaddr_in addr_of(const char *host, int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+
+	if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+		errno = EINVAL;
+		die(host);
+	}
+	return a;
+}
+
+static int bound_socket(int type, int port)
+{
+	struct sockaddr_in a = addr_of("0.0.0.0", port);
+	int one = 1, fd = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		die("socket");
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)))
+		die("bind");
+	if (type == SOCK_STREAM && listen(fd, 64))
+		die("listen");
+	return fd;
+}
+
+/* Namespace I's /30 in 10.77.0.0/16: END 1 the root's side, 2 its own. */
+static void ns_addr(unsigned i, unsigned end, char *buf, size_t size)
+{
+	snprintf(buf, size, "10.77.%u.%u", i / 64, i % 64 * 4 + end);
+}
+
+/* ---- serve ---- */
+
+struct served {
+	long tcp_conns, tcp_bytes, udp_dgrams, done;
+};
+
+static void echo_tcp(struct pollfd *p, struct served *st)
+{
+	char buf[4096];
+	ssize_t n = read(p->fd, buf, sizeof(buf));
+
+	if (n > 0) {
+		/* blocking write: the client reads while it writes */
+		int fl = fcntl(p->fd, F_GETFL);
+
+		fcntl(p->fd, F_SETFL, fl & ~O_NONBLOCK);
+		if (write(p->fd, buf, (size_t)n) == n)
+			st->tcp_bytes += n;
+		fcntl(p->fd, F_SETFL, fl);
+		return;
+	}
+	if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+		close(p->fd);
+		p->fd = -1;
+	}
+}
+
+static void echo_udp(int fd, struct served *st)
+{
+	char buf[2048];
+	struct sockaddr_in from;
+	socklen_t len = sizeof(from);
+	ssize_t n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &len);
+
+	if (n > 0 && sendto(fd, buf, (size_t)n, 0, (struct sockaddr *)&from, len) == n)
+		st->udp_dgrams++;
+}
+
+static void read_done(struct pollfd *p, struct served *st)
+{
+	char buf[256];
+	ssize_t n = read(p->fd, buf, sizeof(buf) - 1);
+
+	if (n > 0) {
+		buf[n] = '\0';
+		for (char *q = buf; (q = strstr(q, "done")); q += 4)
+			st->done++;
+		return;
+	}
+	if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+		close(p->fd);
+		p->fd = -1;
+	}
+}
+
+/* Listeners: [0, 2n) TCP and UDP of each namespace, 2n the control. */
+static int open_listeners(struct pollfd *fds, const char *prefix, int n, int port0, int ctrl)
+{
+	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+
+	if (self < 0)
+		die("/proc/self/ns/net");
+	for (int i = 0; i < n; i++) {
+		char path[256];
+		int ns;
+
+		snprintf(path, sizeof(path), "/run/netns/%s%d", prefix, i);
+		ns = open(path, O_RDONLY | O_CLOEXEC);
+		if (ns < 0 || setns(ns, CLONE_NEWNET))
+			die(path);
+		close(ns);
+		fds[2 * i] = (struct pollfd){ bound_socket(SOCK_STREAM, port0 + i), POLLIN, 0 };
+		fds[2 * i + 1] = (struct pollfd){ bound_socket(SOCK_DGRAM, port0 + i), POLLIN, 0 };
+	}
+	if (setns(self, CLONE_NEWNET))
+		die("setns back");
+	close(self);
+	fds[2 * n] = (struct pollfd){ bound_socket(SOCK_STREAM, ctrl), POLLIN, 0 };
+	return 2 * n + 1;
+}
+
+static int serve(const char *prefix, int n, int port0, int ctrl, int clients, int secs)
+{
+	int cap = 2 * n + 1 + 4 * n + 64, nfds, i;
+	struct pollfd *fds = calloc((size_t)cap, sizeof(*fds));
+	char *is_ctrl = calloc((size_t)cap, 1);
+	uint64_t until = now_ms() + (uint64_t)secs * 1000;
+	struct served st = { 0 };
+
+	if (!fds || !is_ctrl)
+		die("calloc");
+	nfds = open_listeners(fds, prefix, n, port0, ctrl);
+	printf("# serving TCP and UDP ports %d-%d in %d namespaces, control on %d\n",
+	       port0, port0 + n - 1, n, ctrl);
+	fflush(stdout);
+	while (st.done < clients && now_ms() < until) {
+		if (poll(fds, (nfds_t)nfds, 200) < 0 && errno != EINTR)
+			die("poll");
+		for (i = 0; i < nfds; i++) {
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (i < 2 * n + 1 && (i == 2 * n || i % 2 == 0)) {
+				int c = accept4(fds[i].fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+				if (c >= 0 && nfds < cap) {
+					is_ctrl[nfds] = i == 2 * n;
+					fds[nfds++] = (struct pollfd){ c, POLLIN, 0 };
+					st.tcp_conns += i != 2 * n;
+				} else if (c >= 0) {
+					close(c);
+				}
+			} else if (i < 2 * n) {
+				echo_udp(fds[i].fd, &st);
+			} else if (is_ctrl[i]) {
+				read_done(&fds[i], &st);
+			} else {
+				echo_tcp(&fds[i], &st);
+			}
+		}
+	}
+	printf("# counts: namespaces=%d tcp_conns=%ld tcp_bytes=%ld udp_dgrams=%ld clients_done=%ld\n",
+	       n, st.tcp_conns, st.tcp_bytes, st.udp_dgrams, st.done);
+	return st.done < clients ? 1 : 0;
+}
+
+/* ---- connect ---- */
+
+struct flow {
+	int fd;
+	unsigned sent, got;      /* TCP: bytes; UDP: datagrams echoed (bitmask) */
+	int tries;
+	uint64_t resend_at;
+	int bad;                 /* bytes or datagrams that came back wrong */
+};
+
+static int wait_for_server(const char *host, int ctrl, uint64_t until)
+{
+	struct sockaddr_in a = addr_of(host, ctrl);
+
+	while (now_ms() < until) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			die("socket");
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+			return fd;
+		close(fd);
+		poll(NULL, 0, 500);
+	}
+	return -1;
+}
+
+static void tcp_io(struct flow *f, short rev, unsigned id, unsigned i)
+{
+	unsigned char buf[4096];
+
+	if ((rev & POLLOUT) && f->sent < TCP_BYTES) {
+		unsigned n = TCP_BYTES - f->sent < sizeof(buf) ? TCP_BYTES - f->sent : sizeof(buf);
+		ssize_t w;
+
+		for (unsigned k = 0; k < n; k++)
+			buf[k] = pattern(id, i, f->sent + k);
+		w = write(f->fd, buf, n);
+		if (w > 0)
+			f->sent += (unsigned)w;
+		if (f->sent == TCP_BYTES)
+			shutdown(f->fd, SHUT_WR);
+	}
+	if (rev & (POLLIN | POLLHUP | POLLERR)) {
+		ssize_t r = read(f->fd, buf, sizeof(buf));
+
+		for (ssize_t k = 0; k < r; k++)
+			f->bad += buf[k] != pattern(id, i, f->got + (unsigned)k);
+		if (r > 0)
+			f->got += (unsigned)r;
+		else if (r == 0 || (errno != EAGAIN && errno != EINTR && errno != EINPROGRESS)) {
+			close(f->fd);
+			f->fd = -1;
+		}
+	}
+}
+
+static void udp_send(struct flow *f, unsigned id, unsigned i)
+{
+	unsigned char d[UDP_SIZE];
+
+	for (unsigned s = 0; s < UDP_DGRAMS; s++) {
+		if (f->got & (1u << s))
+			continue;
+		d[0] = (unsigned char)s;
+		for (unsigned k = 1; k < UDP_SIZE; k++)
+			d[k] = pattern(id, i + MAX_NS, s * UDP_SIZE + k);
+		if (send(f->fd, d, sizeof(d), 0) == (ssize_t)sizeof(d))
+			f->sent++;
+	}
+	f->tries++;
+	f->resend_at = now_ms() + UDP_RESEND_MS;
+}
+
+static void udp_recv(struct flow *f, unsigned id, unsigned i)
+{
+	unsigned char d[UDP_SIZE + 1];
+	ssize_t r = recv(f->fd, d, sizeof(d), 0);
+	unsigned s;
+
+	if (r != UDP_SIZE || d[0] >= UDP_DGRAMS) {
+		f->bad += r > 0;
+		return;
+	}
+	s = d[0];
+	for (unsigned k = 1; k < UDP_SIZE; k++)
+		if (d[k] != pattern(id, i + MAX_NS, s * UDP_SIZE + k)) {
+			f->bad++;
+			return;
+		}
+	f->got |= 1u << s;
+}
+
+static int open_flows(struct flow *f, struct pollfd *fds, int port0, int n)
+{
+	for (int i = 0; i < 2 * n; i++) {
+		char host[32];
+		struct sockaddr_in a;
+		int udp = i % 2;
+
+		ns_addr((unsigned)i / 2, 2, host, sizeof(host));
+		a = addr_of(host, port0 + i / 2);
+		f[i] = (struct flow){ .fd = socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) |
+						   SOCK_NONBLOCK | SOCK_CLOEXEC, 0) };
+		if (f[i].fd < 0)
+			die("socket");
+		if (connect(f[i].fd, (struct sockaddr *)&a, sizeof(a)) && errno != EINPROGRESS)
+			die("connect");
+		fds[i] = (struct pollfd){ f[i].fd, (short)(udp ? POLLIN : POLLIN | POLLOUT), 0 };
+	}
+	return 2 * n;
+}
+
+static int flows_done(const struct flow *f, int n)
+{
+	for (int i = 0; i < 2 * n; i++) {
+		if (i % 2 == 0 && f[i].fd >= 0)
+			return 0;
+		if (i % 2 == 1 && f[i].got != (1u << UDP_DGRAMS) - 1 && f[i].tries < UDP_TRIES)
+			return 0;
+	}
+	return 1;
+}
+
+static int connect_all(const char *host, int port0, int n, int ctrl, unsigned id, int secs)
+{
+	uint64_t until = now_ms() + (uint64_t)secs * 1000, t0;
+	struct flow *f = calloc((size_t)(2 * n), sizeof(*f));
+	struct pollfd *fds = calloc((size_t)(2 * n), sizeof(*fds));
+	long tcp_ok = 0, udp_ok = 0, bad = 0, bytes = 0;
+	/* the server sets up its namespaces first; 120 s is plenty under TCG */
+	int c = wait_for_server(host, ctrl, until < now_ms() + 120000 ? until : now_ms() + 120000), nfds;
+
+	if (!f || !fds)
+		die("calloc");
+	if (c < 0) {
+		printf("# the server never answered on %s:%d\n", host, ctrl);
+		free(f);
+		free(fds);
+		return 3;
+	}
+	t0 = now_ms();
+	nfds = open_flows(f, fds, port0, n);
+	for (int i = 1; i < nfds; i += 2)
+		udp_send(&f[i], id, (unsigned)i / 2);
+	while (!flows_done(f, n) && now_ms() < until) {
+		if (poll(fds, (nfds_t)nfds, 100) < 0 && errno != EINTR)
+			die("poll");
+		for (int i = 0; i < nfds; i++) {
+			if (i % 2 == 0 && f[i].fd >= 0 && fds[i].revents)
+				tcp_io(&f[i], fds[i].revents, id, (unsigned)i / 2);
+			else if (i % 2 == 1 && (fds[i].revents & POLLIN))
+				udp_recv(&f[i], id, (unsigned)i / 2);
+			if (i % 2 == 1 && f[i].got != (1u << UDP_DGRAMS) - 1 &&
+			    f[i].tries < UDP_TRIES && now_ms() >= f[i].resend_at)
+				udp_send(&f[i], id, (unsigned)i / 2);
+			fds[i].fd = f[i].fd;
+			if (i % 2 == 0 && f[i].sent == TCP_BYTES)
+				fds[i].events = POLLIN;
+		}
+	}
+	for (int i = 0; i < nfds; i++) {
+		bad += f[i].bad;
+		if (i % 2 == 0) {
+			tcp_ok += f[i].got == TCP_BYTES && !f[i].bad;
+			bytes += f[i].got;
+		} else {
+			udp_ok += f[i].got == (1u << UDP_DGRAMS) - 1 && !f[i].bad;
+		}
+		if (f[i].fd >= 0)
+			close(f[i].fd);
+	}
+	if (write(c, "done\n", 5) != 5)
+		printf("# could not tell the server we are done\n");
+	close(c);
+	free(f);
+	free(fds);
+	printf("# counts: client=%u tcp_flows=%d tcp_intact=%ld udp_flows=%d udp_intact=%ld bytes_echoed=%ld bad=%ld flow_seconds=%.1f\n",
+	       id, n, tcp_ok, n, udp_ok, bytes, bad, (double)(now_ms() - t0) / 1000);
+	return tcp_ok == n && udp_ok == n ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 8 && !strcmp(argv[1], "serve")) {
+		int n = atoi(argv[3]);
+
+		if (n < 1 || n > MAX_NS)
+			return 3;
+		return serve(argv[2], n, atoi(argv[4]), atoi(argv[5]), atoi(argv[6]),
+			     atoi(argv[7]));
+	}
+	if (argc == 8 && !strcmp(argv[1], "connect")) {
+		int n = atoi(argv[4]);
+
+		if (n < 1 || n > MAX_NS)
+			return 3;
+		return connect_all(argv[2], atoi(argv[3]), n, atoi(argv[5]),
+				   (unsigned)atoi(argv[6]), atoi(argv[7]));
+	}
+	if (argc == 4 && !strcmp(argv[1], "addr")) {
+		char a[32];
+
+		ns_addr((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]), a, sizeof(a));
+		puts(a);
+		return 0;
+	}
+	fprintf(stderr, "usage: lab-flows serve PREFIX N PORT0 CTRL CLIENTS SECONDS\n"
+			"       lab-flows connect HOST PORT0 N CTRL ID SECONDS\n"
+			"       lab-flows addr I END\n");
+	return 3;
+}
