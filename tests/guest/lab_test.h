@@ -338,6 +338,22 @@ static inline int lab_kmsg_grep(int fd, const char *const *pats, int show)
 
 /* ---- threads and futexes ---- */
 
+/*
+ * debug_locks from /proc/lockdep_stats (lockdep_stats_show(), 6.1's
+ * kernel/locking/lockdep_proc.c; root only): 1 or 0, -1 if lockdep is
+ * absent.  0 means lockdep reported something this boot and went quiet.
+ */
+static inline int lab_debug_locks(void)
+{
+	char buf[16384];	/* debug_locks is near the end */
+	char *p;
+
+	if (lab_read_file("/proc/lockdep_stats", buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, " debug_locks:");
+	return p ? (int)strtol(p + strlen(" debug_locks:"), NULL, 10) : -1;
+}
+
 static inline pid_t lab_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);

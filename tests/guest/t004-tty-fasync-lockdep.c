@@ -27,18 +27,6 @@
 #define ROUNDS		3
 #define SIGIO_MS	5000
 
-/* debug_locks from /proc/lockdep_stats: 1 or 0, -1 if lockdep is absent. */
-static int debug_locks(void)
-{
-	char buf[16384];	/* debug_locks is near the end */
-	char *p;
-
-	if (lab_read_file("/proc/lockdep_stats", buf, sizeof(buf)) < 0)
-		return -1;
-	p = strstr(buf, " debug_locks:");
-	return p ? (int)strtol(p + strlen(" debug_locks:"), NULL, 10) : -1;
-}
-
 /* Edge 1: become a session leader whose controlling tty is a new pty. */
 static int open_ctty(int *master)
 {
@@ -140,7 +128,7 @@ int main(int argc, char **argv)
 	int before, after, child, kfd, report;
 
 	lab_begin(&info);
-	before = debug_locks();
+	before = lab_debug_locks();
 	lab_diag("debug_locks before: %d", before);
 	if (before < 0 && !no_lockdep)
 		lab_skip("no /proc/lockdep_stats debug_locks line: CONFIG_PROVE_LOCKING off (or not root)");
@@ -149,7 +137,7 @@ int main(int argc, char **argv)
 
 	kfd = lab_kmsg_open(1);
 	child = run_child();
-	after = debug_locks();
+	after = lab_debug_locks();
 	report = lab_kmsg_tally(kfd, pats, found, 6);
 	lab_diag("tty sequence: %s; debug_locks after: %d; lockdep lines in kmsg: %d "
 		 "(cycle %d, ctrl.lock %d, f_owner.lock %d)", lab_result_word(child),

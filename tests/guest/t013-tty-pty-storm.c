@@ -42,18 +42,6 @@ struct tally {
 
 static struct tally *tally;	/* shared by every worker */
 
-/* debug_locks from /proc/lockdep_stats: 1 or 0, -1 if lockdep is absent. */
-static int debug_locks(void)
-{
-	char buf[16384];
-	char *p;
-
-	if (lab_read_file("/proc/lockdep_stats", buf, sizeof(buf)) < 0)
-		return -1;
-	p = strstr(buf, " debug_locks:");
-	return p ? (int)strtol(p + strlen(" debug_locks:"), NULL, 10) : -1;
-}
-
 /* Wait up to SIG_WAIT_MS for SIG (blocked); 1 if it came. */
 static int got(int sig)
 {
@@ -236,7 +224,7 @@ int main(void)
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (tally == MAP_FAILED)
 		lab_fatal("mmap");
-	before = debug_locks();
+	before = lab_debug_locks();
 	lab_diag("debug_locks before: %d", before);
 	if (before == 0)
 		lab_end(LAB_INCONCLUSIVE, "lockdep already off this boot: it can report nothing");
@@ -244,7 +232,7 @@ int main(void)
 	kfd = lab_kmsg_open(1);
 	t0 = lab_now_ms();
 	failed = storm(sessions, seconds);
-	after = debug_locks();
+	after = lab_debug_locks();
 	lab_kmsg_tally(kfd, pats, found, 6);
 	printf("# counts: sessions=%d rounds=%ld sigio=%ld sigwinch=%ld sigtstp=%ld hangups=%ld reopens=%ld round_errors=%ld seconds=%.1f\n",
 	       sessions, atomic_load(&tally->rounds), atomic_load(&tally->sigio),
