@@ -78,6 +78,8 @@ int lab_run_gsh(struct run_ctx *c, const char *guest, const char *cmd,
 char *lab_run_script(struct run_ctx *c, const struct spec *s,
 		     const char *program, const char *part);
 char *lab_run_program_there(struct run_ctx *c, const char *guest, const char *program);
+/* A program's own last word, "# result: WORD: why", or NULL. */
+char *lab_run_program_says(const char *out);
 
 /* run_parts.c: start S's parts on their guests (before its program), then
  * collect them; a part worse than *EXIT_CODE decides it and *SAID, and

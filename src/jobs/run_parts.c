@@ -110,14 +110,6 @@ static void part_collect(struct run_ctx *c, const struct spec *s, struct lab_par
 	virDomainFree(d);
 }
 
-/* The program's "# result: ..." line, or NULL. */
-static char *result_line(const char *out)
-{
-	const char *p = out ? g_strrstr(out, "# result: ") : NULL;
-
-	return p ? g_strndup(p + 10, strcspn(p + 10, "\n")) : NULL;
-}
-
 /* How bad an exit code is: fail > error > inconclusive > skip > pass. */
 static int rank(int code)
 {
@@ -135,7 +127,7 @@ static int part_code(const struct lab_part *x)
 /* A part worse than what decided so far decides: its code and words. */
 static void decide(struct lab_part *x, int *exit_code, char **said)
 {
-	char *r = result_line(x->out);
+	char *r = lab_run_program_says(x->out);
 
 	g_free(*said);
 	if (x->why)

@@ -241,7 +241,7 @@ static int preflight(struct run_ctx *c, const struct spec *s, char **reason)
 /* ---- what the test showed ---- */
 
 /* The program's own last word, "# result: WORD: why", if it gave one. */
-static char *program_says(const char *out)
+char *lab_run_program_says(const char *out)
 {
 	const char *p = out ? g_strrstr(out, "# result: ") : NULL;
 
@@ -338,7 +338,7 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	g_free(marker);
 	parts = lab_parts_start(c, s);
 	run_program(c, s, &o, &out);
-	said = program_says(out);
+	said = lab_run_program_says(out);
 	lab_parts_finish(c, s, parts, &o.exit_code, &out, &said);
 	r->seconds = lab_now() - t0;
 	r->ended = (gint64)time(NULL);
