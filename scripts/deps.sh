@@ -12,6 +12,8 @@ pkgs=(
 	libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
 	# kernels: source, build dependencies, ccache, quilt for humans
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev dwarves xz-utils cpio ccache quilt
+	# guest test helpers: lab-netns loads nft rulesets (libnftables)
+	libnftables-dev
 	# images and seeds
 	mmdebstrap cloud-image-utils e2fsprogs genisoimage
 	# the review's HTML report is checked in a real headless browser

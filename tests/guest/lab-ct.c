@@ -5,6 +5,10 @@
  *
  *   lab-ct NETNS insert FIRST COUNT MARK   prints "inserted=N exists=M"
  *   lab-ct NETNS get FIRST COUNT           prints "probes=N found=M marks=A,B"
+ *   lab-ct dump PREFIX FIRST COUNT         prints "I PROTO SRC DST SPORT DPORT"
+ *	for every TCP and UDP entry of namespaces PREFIXi (t012, t014: one
+ *	process for every namespace's table, where `ip netns exec conntrack -L`
+ *	is two per namespace)
  *
  * Entry I is UDP 169.254.77.1:(40000+I) -> 169.254.77.2:5353, the same in
  * every namespace.  conntrack(8) does one operation per process, and
@@ -237,13 +241,119 @@ static int do_get(int fd, int first, int count)
 	return 0;
 }
 
+/* ---- dump ---- */
+
+/* The nested attribute TYPE inside [p, p+len), or NULL */
+static struct nlattr *find(void *p, size_t len, uint16_t type)
+{
+	size_t off = 0;
+
+	while (off + NLA_HDRLEN <= len) {
+		struct nlattr *a = (struct nlattr *)((char *)p + off);
+
+		if (a->nla_len < NLA_HDRLEN || off + a->nla_len > len)
+			return NULL;
+		if ((a->nla_type & NLA_TYPE_MASK) == type)
+			return a;
+		off += NLA_ALIGN(a->nla_len);
+	}
+	return NULL;
+}
+
+#define IN(a)	((char *)(a) + NLA_HDRLEN), ((size_t)(a)->nla_len - NLA_HDRLEN)
+
+/* One entry's original tuple as "I PROTO SRC DST SPORT DPORT" */
+static void print_entry(int i, struct nlmsghdr *h)
+{
+	size_t hdr = NLMSG_LENGTH(sizeof(struct nfgenmsg));
+	struct nlattr *t = find((char *)h + hdr, h->nlmsg_len - hdr, CTA_TUPLE_ORIG);
+	struct nlattr *ip = t ? find(IN(t), CTA_TUPLE_IP) : NULL;
+	struct nlattr *pr = t ? find(IN(t), CTA_TUPLE_PROTO) : NULL;
+	struct nlattr *s, *d, *num, *sp, *dp;
+	char src[INET_ADDRSTRLEN], dst[INET_ADDRSTRLEN];
+	uint16_t sport, dport;
+
+	if (!ip || !pr)
+		return;
+	s = find(IN(ip), CTA_IP_V4_SRC);
+	d = find(IN(ip), CTA_IP_V4_DST);
+	num = find(IN(pr), CTA_PROTO_NUM);
+	sp = find(IN(pr), CTA_PROTO_SRC_PORT);
+	dp = find(IN(pr), CTA_PROTO_DST_PORT);
+	if (!s || !d || !num || !sp || !dp)
+		return;	/* not TCP or UDP over IPv4: not ours to check */
+	inet_ntop(AF_INET, (char *)s + NLA_HDRLEN, src, sizeof(src));
+	inet_ntop(AF_INET, (char *)d + NLA_HDRLEN, dst, sizeof(dst));
+	memcpy(&sport, (char *)sp + NLA_HDRLEN, sizeof(sport));
+	memcpy(&dport, (char *)dp + NLA_HDRLEN, sizeof(dport));
+	switch (*((uint8_t *)num + NLA_HDRLEN)) {
+	case IPPROTO_TCP:
+		printf("%d tcp %s %s %u %u\n", i, src, dst, ntohs(sport), ntohs(dport));
+		break;
+	case IPPROTO_UDP:
+		printf("%d udp %s %s %u %u\n", i, src, dst, ntohs(sport), ntohs(dport));
+		break;
+	}
+}
+
+/* Dump namespace I's table (IPCTNL_MSG_CT_GET with NLM_F_DUMP) */
+static void dump_one(int fd, int i)
+{
+	static char reply[65536];
+	struct req r;
+	struct nlmsghdr *h;
+	ssize_t n;
+
+	start(&r, IPCTNL_MSG_CT_GET, NLM_F_DUMP, 1);
+	((struct nlmsghdr *)r.buf)->nlmsg_len = (uint32_t)r.len;
+	if (send(fd, r.buf, r.len, 0) != (ssize_t)r.len)
+		die("send");
+	for (;;) {
+		n = recv(fd, reply, sizeof(reply), 0);
+		if (n < 0)
+			die("recv");
+		for (h = (struct nlmsghdr *)reply; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				return;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				errno = -((struct nlmsgerr *)NLMSG_DATA(h))->error;
+				die("dump");
+			}
+			print_entry(i, h);
+		}
+	}
+}
+
+static int do_dump(const char *prefix, int first, int count)
+{
+	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+
+	if (self < 0)
+		die("/proc/self/ns/net");
+	for (int i = first; i < first + count; i++) {
+		char name[256];
+		int fd;
+
+		snprintf(name, sizeof(name), "%s%d", prefix, i);
+		fd = open_in(name);
+		dump_one(fd, i);
+		close(fd);
+		if (setns(self, CLONE_NEWNET))
+			die("setns back");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	bool ins = argc == 6 && !strcmp(argv[2], "insert");
 	int fd;
 
+	if (argc == 5 && !strcmp(argv[1], "dump"))
+		return do_dump(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (!ins && !(argc == 5 && !strcmp(argv[2], "get"))) {
-		fprintf(stderr, "usage: lab-ct NETNS insert FIRST COUNT MARK | NETNS get FIRST COUNT\n");
+		fprintf(stderr, "usage: lab-ct NETNS insert FIRST COUNT MARK | NETNS get FIRST COUNT\n"
+				"       lab-ct dump PREFIX FIRST COUNT\n");
 		return 3;
 	}
 	fd = open_in(argv[1]);

@@ -1,24 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lab-flows - TCP and UDP echo flows into many network namespaces, for
- * t012: one process serves every namespace, one process per client opens
- * every flow at once.
+ * t012 and t014: one process serves every namespace, one process per
+ * client opens every flow at once.
  *
- *   lab-flows serve PREFIX N PORT0 CTRL CLIENTS SECONDS
- *	In namespace PREFIXi (/run/netns) listen on TCP and UDP port PORT0+i
- *	(a socket keeps the namespace it was made in: one setns() each) and
- *	echo what comes; in our own namespace take "done" lines on TCP port
- *	CTRL; end when CLIENTS said done or after SECONDS.
- *   lab-flows connect HOST PORT0 N CTRL ID SECONDS
+ *   lab-flows serve PREFIX FIRST N PORT0 CTRL CLIENTS SECONDS
+ *	In namespace PREFIXi (/run/netns), i in [FIRST, FIRST+N), listen on
+ *	TCP and UDP port PORT0+i (a socket keeps the namespace it was made
+ *	in: one setns() each) and echo what comes; in our own namespace take
+ *	"done" lines on TCP port CTRL; end when CLIENTS said done or after
+ *	SECONDS.
+ *   lab-flows connect HOST PORT0 FIRST N CTRL ID SECONDS
  *	Wait for HOST:CTRL (the server is up), then open N TCP and N UDP
- *	flows to namespace i's address, port PORT0+i, at once (the client
- *	routes 10.77.0.0/16 through HOST): each TCP flow sends TCP_BYTES and
+ *	flows to namespace i's address (lab_netplan.h), port PORT0+i, at once
+ *	(the client routes 10.77.0.0/16 through HOST): each TCP flow sends TCP_BYTES and
  *	reads them back, each UDP flow UDP_DGRAMS datagrams (resent until
  *	echoed, a bounded number of times); every byte is compared with what
  *	was sent (a pattern of ID, flow and offset).  Then "done" on CTRL.
- *   lab-flows addr I END
- *	Namespace I's /30: END 1 is the root's side, 2 the namespace's
- *	(10.77.0.0/16, one place for the plan).
  *
  * Both print "# counts: ..." and exit 0, 1 (data came back wrong or not at
  * all) or 3 (setup failed).  poll(2) only: no threads, no sleeps.
@@ -34,9 +32,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "lab_netplan.h"
 
 #define MAX_NS		4096
 #define TCP_BYTES	16384
@@ -95,12 +96,6 @@ static int bound_socket(int type, int port)
 	return fd;
 }
 
-/* Namespace I's /30 in 10.77.0.0/16: END 1 the root's side, 2 its own. */
-static void ns_addr(unsigned i, unsigned end, char *buf, size_t size)
-{
-	snprintf(buf, size, "10.77.%u.%u", i / 64, i % 64 * 4 + end);
-}
-
 /* ---- serve ---- */
 
 struct served {
@@ -157,7 +152,8 @@ static void read_done(struct pollfd *p, struct served *st)
 }
 
 /* Listeners: [0, 2n) TCP and UDP of each namespace, 2n the control. */
-static int open_listeners(struct pollfd *fds, const char *prefix, int n, int port0, int ctrl)
+static int open_listeners(struct pollfd *fds, const char *prefix, int first, int n,
+			  int port0, int ctrl)
 {
 	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 
@@ -167,13 +163,15 @@ static int open_listeners(struct pollfd *fds, const char *prefix, int n, int por
 		char path[256];
 		int ns;
 
-		snprintf(path, sizeof(path), "/run/netns/%s%d", prefix, i);
+		snprintf(path, sizeof(path), "/run/netns/%s%d", prefix, first + i);
 		ns = open(path, O_RDONLY | O_CLOEXEC);
 		if (ns < 0 || setns(ns, CLONE_NEWNET))
 			die(path);
 		close(ns);
-		fds[2 * i] = (struct pollfd){ bound_socket(SOCK_STREAM, port0 + i), POLLIN, 0 };
-		fds[2 * i + 1] = (struct pollfd){ bound_socket(SOCK_DGRAM, port0 + i), POLLIN, 0 };
+		fds[2 * i] = (struct pollfd){ bound_socket(SOCK_STREAM, port0 + first + i),
+					      POLLIN, 0 };
+		fds[2 * i + 1] = (struct pollfd){ bound_socket(SOCK_DGRAM, port0 + first + i),
+						  POLLIN, 0 };
 	}
 	if (setns(self, CLONE_NEWNET))
 		die("setns back");
@@ -182,7 +180,8 @@ static int open_listeners(struct pollfd *fds, const char *prefix, int n, int por
 	return 2 * n + 1;
 }
 
-static int serve(const char *prefix, int n, int port0, int ctrl, int clients, int secs)
+static int serve(const char *prefix, int first, int n, int port0, int ctrl, int clients,
+		 int secs)
 {
 	int cap = 2 * n + 1 + 4 * n + 64, nfds, i;
 	struct pollfd *fds = calloc((size_t)cap, sizeof(*fds));
@@ -192,9 +191,9 @@ static int serve(const char *prefix, int n, int port0, int ctrl, int clients, in
 
 	if (!fds || !is_ctrl)
 		die("calloc");
-	nfds = open_listeners(fds, prefix, n, port0, ctrl);
+	nfds = open_listeners(fds, prefix, first, n, port0, ctrl);
 	printf("# serving TCP and UDP ports %d-%d in %d namespaces, control on %d\n",
-	       port0, port0 + n - 1, n, ctrl);
+	       port0 + first, port0 + first + n - 1, n, ctrl);
 	fflush(stdout);
 	while (st.done < clients && now_ms() < until) {
 		if (poll(fds, (nfds_t)nfds, 200) < 0 && errno != EINTR)
@@ -319,15 +318,15 @@ static void udp_recv(struct flow *f, unsigned id, unsigned i)
 	f->got |= 1u << s;
 }
 
-static int open_flows(struct flow *f, struct pollfd *fds, int port0, int n)
+static int open_flows(struct flow *f, struct pollfd *fds, int port0, int first, int n)
 {
 	for (int i = 0; i < 2 * n; i++) {
 		char host[32];
 		struct sockaddr_in a;
 		int udp = i % 2;
 
-		ns_addr((unsigned)i / 2, 2, host, sizeof(host));
-		a = addr_of(host, port0 + i / 2);
+		lab_ns_addr((unsigned)(first + i / 2), 2, host, sizeof(host));
+		a = addr_of(host, port0 + first + i / 2);
 		f[i] = (struct flow){ .fd = socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) |
 						   SOCK_NONBLOCK | SOCK_CLOEXEC, 0) };
 		if (f[i].fd < 0)
@@ -350,7 +349,8 @@ static int flows_done(const struct flow *f, int n)
 	return 1;
 }
 
-static int connect_all(const char *host, int port0, int n, int ctrl, unsigned id, int secs)
+static int connect_all(const char *host, int port0, int first, int n, int ctrl, unsigned id,
+		       int secs)
 {
 	uint64_t until = now_ms() + (uint64_t)secs * 1000, t0;
 	struct flow *f = calloc((size_t)(2 * n), sizeof(*f));
@@ -368,7 +368,7 @@ static int connect_all(const char *host, int port0, int n, int ctrl, unsigned id
 		return 3;
 	}
 	t0 = now_ms();
-	nfds = open_flows(f, fds, port0, n);
+	nfds = open_flows(f, fds, port0, first, n);
 	for (int i = 1; i < nfds; i += 2)
 		udp_send(&f[i], id, (unsigned)i / 2);
 	while (!flows_done(f, n) && now_ms() < until) {
@@ -408,33 +408,43 @@ static int connect_all(const char *host, int port0, int n, int ctrl, unsigned id
 	return tcp_ok == n && udp_ok == n ? 0 : 1;
 }
 
+/* Six descriptors a namespace on the server, two on a client: past the
+ * default soft limit of 1024 from a few hundred namespaces on. */
+static void raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+static int range_ok(int first, int n)
+{
+	return first >= 0 && n >= 1 && n <= MAX_NS && first + n <= LAB_NS_MAX;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc == 8 && !strcmp(argv[1], "serve")) {
-		int n = atoi(argv[3]);
+	raise_nofile();
+	if (argc == 9 && !strcmp(argv[1], "serve")) {
+		int first = atoi(argv[3]), n = atoi(argv[4]);
 
-		if (n < 1 || n > MAX_NS)
+		if (!range_ok(first, n))
 			return 3;
-		return serve(argv[2], n, atoi(argv[4]), atoi(argv[5]), atoi(argv[6]),
-			     atoi(argv[7]));
+		return serve(argv[2], first, n, atoi(argv[5]), atoi(argv[6]), atoi(argv[7]),
+			     atoi(argv[8]));
 	}
-	if (argc == 8 && !strcmp(argv[1], "connect")) {
-		int n = atoi(argv[4]);
+	if (argc == 9 && !strcmp(argv[1], "connect")) {
+		int first = atoi(argv[4]), n = atoi(argv[5]);
 
-		if (n < 1 || n > MAX_NS)
+		if (!range_ok(first, n))
 			return 3;
-		return connect_all(argv[2], atoi(argv[3]), n, atoi(argv[5]),
-				   (unsigned)atoi(argv[6]), atoi(argv[7]));
+		return connect_all(argv[2], atoi(argv[3]), first, n, atoi(argv[6]),
+				   (unsigned)atoi(argv[7]), atoi(argv[8]));
 	}
-	if (argc == 4 && !strcmp(argv[1], "addr")) {
-		char a[32];
-
-		ns_addr((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]), a, sizeof(a));
-		puts(a);
-		return 0;
-	}
-	fprintf(stderr, "usage: lab-flows serve PREFIX N PORT0 CTRL CLIENTS SECONDS\n"
-			"       lab-flows connect HOST PORT0 N CTRL ID SECONDS\n"
-			"       lab-flows addr I END\n");
+	fprintf(stderr, "usage: lab-flows serve PREFIX FIRST N PORT0 CTRL CLIENTS SECONDS\n"
+			"       lab-flows connect HOST PORT0 FIRST N CTRL ID SECONDS\n");
 	return 3;
 }

@@ -17,6 +17,7 @@ BOUND=${LAB_BOUND:-220}
 NETNS=${LAB_NETNS:-64}
 PORT0=20000
 CTRL=19999
+PFX=lab-t012-
 DIR=$(dirname "$0")
 
 # shellcheck disable=SC2317 # runs from the EXIT trap
@@ -26,16 +27,12 @@ cleanup() {
 }
 # shellcheck source=lab_test.sh
 . "$DIR/lab_test.sh"
+# shellcheck source=lab_netns.sh
+. "$DIR/lab_netns.sh"
 
-server=
-id=0
-n=0
-for kv in $(echo "${LAB_GUESTS:-}" | tr ';' ' '); do
-	n=$((n + 1))
-	[ "${kv%%=*}" = conntrack ] && server=${kv#*=}
-	[ "${kv%%=*}" = "${LAB_PART:-}" ] && id=$n
-done
-[ -n "${LAB_PART:-}" ] || id=1	# the test's own guest comes first
+server=$(guest_addr conntrack)
+# the test's own guest comes first in LAB_GUESTS
+id=$(guest_index "${LAB_PART:-}")
 
 diag "t012 client ${LAB_PART:-(test guest)}: $NETNS TCP + $NETNS UDP flows to the namespaces behind ${server:-?}, ports $PORT0-$((PORT0 + NETNS - 1))"
 diag "bound: $BOUND s"
@@ -44,7 +41,7 @@ kmsg "begin"
 ip route replace 10.77.0.0/16 via "$server" || finish 3 "cannot route 10.77.0.0/16 via $server"
 routed=1
 rc=0
-"$DIR/lab-flows" connect "$server" $PORT0 "$NETNS" $CTRL "$id" $((BOUND - 30)) || rc=$?
+"$DIR/lab-flows" connect "$server" $PORT0 0 "$NETNS" $CTRL "$id" $((BOUND - 30)) || rc=$?
 case $rc in
 0) finish 0 "all $((2 * NETNS)) flows to the conntrack host's namespaces came back intact" ;;
 1) finish 1 "flows to the conntrack host's namespaces lost or corrupted data" ;;

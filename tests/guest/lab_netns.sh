@@ -1,0 +1,93 @@
+# lab_netns.sh - what the conntrack host's network tests share (POSIX sh,
+# sourced after lab_test.sh): the guests of the test, namespaces made and
+# deleted many at a time (lab-netns), and the check that each namespace's
+# conntrack table holds exactly its flows (lab-ct dump).  Namespace I owns
+# 10.77.0.0/16's /30 number I and serves on port PORT0+I (lab_netplan.h).
+# Before sourcing: DIR (the tests directory), PFX (the namespaces' prefix).
+
+NS_NFT=/tmp/lab-netns.nft
+# conntrack runs in a namespace only once a rule needs it
+cat >"$NS_NFT" <<'NFT'
+table inet lab_ns {
+	chain in {
+		type filter hook input priority 0; policy accept;
+		ct state invalid counter
+	}
+}
+NFT
+
+# guest_addr ROLE: the address LAB_GUESTS gives ROLE (empty: none)
+guest_addr() {
+	for kv in $(echo "${LAB_GUESTS:-}" | tr ';' ' '); do
+		[ "${kv%%=*}" = "$1" ] && { echo "${kv#*=}"; return 0; }
+	done
+	return 0
+}
+
+# guest_index ROLE: ROLE's position in LAB_GUESTS from 1 (a client's id)
+guest_index() {
+	n=0
+	for kv in $(echo "${LAB_GUESTS:-}" | tr ';' ' '); do
+		n=$((n + 1))
+		[ "${kv%%=*}" = "$1" ] && { echo $n; return 0; }
+	done
+	echo 1
+}
+
+# guests_but ROLE: the addresses of every other guest of the test
+guests_but() {
+	for kv in $(echo "${LAB_GUESTS:-}" | tr ';' ' '); do
+		[ "${kv%%=*}" = "$1" ] || printf '%s ' "${kv#*=}"
+	done
+}
+
+# ns_make FIRST COUNT: namespaces with a veth each, addressed, routed,
+# conntrack on.  ns_drop FIRST COUNT: gone, veths and routes with them.
+ns_make() {
+	"$DIR/lab-netns" add "$PFX" "$1" "$2" &&
+		"$DIR/lab-netns" veths "$PFX" "$1" "$2" | ip -batch - &&
+		"$DIR/lab-netns" wire "$PFX" "$1" "$2" "$NS_NFT"
+}
+ns_drop() {
+	"$DIR/lab-netns" del "$PFX" "$1" "$2"
+}
+
+# ns_drop_all: every namespace of ours (cleanup, and before a test starts)
+ns_drop_all() {
+	for ns in $(ip netns list 2>/dev/null | awk -v p="$PFX" 'index($1, p) == 1 { print $1 }'); do
+		"$DIR/lab-netns" del "$PFX" "${ns#"$PFX"}" 1 2>/dev/null || true
+	done
+}
+
+# ns_check FIRST COUNT PORT0 "CLIENT..."   prints "checked wrong missing"
+# Each namespace must hold one TCP and one UDP entry per client, from that
+# client to its own address and port, and nothing else.  missing counts
+# flows that reached their service but have no entry in their namespace:
+# their lookup matched an entry of the same tuple elsewhere (the root
+# tracks every flow it forwards with the same tuple).  The first three
+# wrong namespaces are described on standard error.
+ns_check() {
+	"$DIR/lab-netns" plan "$1" "$2" >/tmp/lab-netns.plan
+	"$DIR/lab-ct" dump "$PFX" "$1" "$2" >/tmp/lab-netns.ct
+	awk -v port0="$3" -v clients="$4" '
+		BEGIN { n = split(clients, c, " "); for (i = 1; i <= n; i++) ok[c[i]] = 1 }
+		NR == FNR { own[$1] = $2; tcp[$1] = udp[$1] = bad[$1] = 0; seen[$1] = ""; next }
+		($1 in own) {
+			if (!($3 in ok) || $4 != own[$1] || $6 != port0 + $1) bad[$1]++
+			else if ($2 == "tcp") tcp[$1]++
+			else udp[$1]++
+			if (length(seen[$1]) < 160) seen[$1] = seen[$1] " | " $2 " " $3 ">" $4 ":" $6
+		}
+		END {
+			for (i in own) {
+				checked += tcp[i] + udp[i] + bad[i]
+				if (tcp[i] < n) missing += n - tcp[i]
+				if (udp[i] < n) missing += n - udp[i]
+				if (tcp[i] != n || udp[i] != n || bad[i]) {
+					if (++wrong <= 3)
+						printf "# namespace %d: tcp %d udp %d (want %d each), foreign %d%s\n", i, tcp[i], udp[i], n, bad[i], seen[i] > "/dev/stderr"
+				}
+			}
+			printf "%d %d %d\n", checked + 0, wrong + 0, missing + 0
+		}' /tmp/lab-netns.plan /tmp/lab-netns.ct
+}
