@@ -81,12 +81,20 @@ char *lab_run_program_there(struct run_ctx *c, const char *guest, const char *pr
 /* A program's own last word, "# result: WORD: why", or NULL. */
 char *lab_run_program_says(const char *out);
 
+/* "lab: TEXT" in GUEST's kernel log (the BEGIN/END markers that pin a
+ * console report to a test). */
+void lab_run_kmsg_marker(struct run_ctx *c, const char *guest, const char *text);
+
 /* run_parts.c: start S's parts on their guests (before its program), then
  * collect them; a part worse than *EXIT_CODE decides it and *SAID, and
- * every part's output is appended to *OUT. */
+ * every part's output is appended to *OUT. Last, the parts' guests'
+ * console reports in the test's window join the test's (and the parts are
+ * freed). */
 GPtrArray *lab_parts_start(struct run_ctx *c, const struct spec *s);
 void lab_parts_finish(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
 		      int *exit_code, char **out, char **said);
+void lab_parts_classify(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
+			struct lab_result *r, struct lab_obs *o);
 
 /* The first guest with the first of ROLES that one has, or NULL. */
 struct guest *lab_run_guest_with_role(GPtrArray *guests, char **roles);
@@ -101,10 +109,13 @@ void lab_run_sync_console(struct run_ctx *c, const struct guest *g);
 long lab_run_console_lines(struct run_ctx *c, const struct guest *g);
 /* Where a dead boot's console is kept in the run. */
 char *lab_run_console_name(struct run_ctx *c, struct guest *g);
-/* The test's console reports, sorted: the fix's own expected report, the
- * seed's signature, the others; excerpts into its directory. */
-void lab_run_classify(struct run_ctx *c, const struct spec *s,
-		      struct lab_result *r, const char *console, struct lab_obs *o);
+/* The test's console reports after line FROM of CONSOLE, sorted: the fix's
+ * own expected report, the seed's signature, the others; excerpts into its
+ * directory. ON_GUEST names a part's guest (its excerpts are added to the
+ * test guest's), NULL for the test's own. */
+void lab_run_classify(struct run_ctx *c, const struct spec *s, struct lab_result *r,
+		      const char *console, long from, const char *on_guest,
+		      struct lab_obs *o);
 /* After the program: is libvirtd there, the domain, its agent? */
 void lab_run_observe(struct run_ctx *c, const struct spec *s, struct lab_obs *o);
 

@@ -17,6 +17,7 @@ struct lab_part {
 	int exit_code;   /* -1 when it did not finish */
 	char *out;
 	char *why;       /* set when it could not start */
+	long console_from; /* its guest's console lines before the BEGIN marker */
 };
 
 static void part_free(gpointer p)
@@ -48,6 +49,11 @@ static void part_start(struct run_ctx *c, const struct spec *s, struct lab_part 
 	x->why = lab_run_program_there(c, x->g->name, x->program);
 	if (x->why)
 		return;
+	/* the test's markers in this guest's log too: its reports are the test's */
+	x->console_from = lab_run_console_lines(c, x->g);
+	script = g_strdup_printf("BEGIN %s", s->name);
+	lab_run_kmsg_marker(c, x->g->name, script);
+	g_free(script);
 	d = lab_virt_guest(c->conn, x->g->name);
 	if (!d) {
 		x->why = g_strdup_printf("guest %s is not there", x->g->name);
@@ -153,6 +159,12 @@ void lab_parts_finish(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
 		struct lab_part *x = g_ptr_array_index(parts, i);
 
 		part_collect(c, s, x);
+		if (x->g && !x->why) {
+			char *marker = g_strdup_printf("END %s rc=%d", s->name, x->exit_code);
+
+			lab_run_kmsg_marker(c, x->g->name, marker);
+			g_free(marker);
+		}
 		g_string_append_printf(all, "# ---- part %s: %s on %s, exit %d%s%s ----\n%s",
 				       x->role, x->program, x->g ? x->g->name : "-",
 				       x->exit_code, x->why ? ": " : "", x->why ? x->why : "",
@@ -163,5 +175,20 @@ void lab_parts_finish(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
 	}
 	g_free(*out);
 	*out = g_string_free(all, FALSE);
+}
+
+void lab_parts_classify(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
+			struct lab_result *r, struct lab_obs *o)
+{
+	guint i;
+
+	for (i = 0; i < parts->len; i++) {
+		struct lab_part *x = g_ptr_array_index(parts, i);
+
+		if (!x->g || x->why)
+			continue;
+		lab_run_sync_console(c, x->g);
+		lab_run_classify(c, s, r, x->g->console, x->console_from, x->g->name, o);
+	}
 	g_ptr_array_free(parts, TRUE);
 }

@@ -60,7 +60,7 @@ static long read_taint(struct run_ctx *c, const char *guest)
 	return v;
 }
 
-static void kmsg_marker(struct run_ctx *c, const char *guest, const char *text)
+void lab_run_kmsg_marker(struct run_ctx *c, const char *guest, const char *text)
 {
 	/* <4>: still shown if someone lowers the console loglevel */
 	char *cmd = g_strdup_printf("echo '<4>lab: %s' > /dev/kmsg", text);
@@ -334,7 +334,7 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	r->knob = knob_set(c, s);
 	s->console_from = lab_run_console_lines(c, s->g);
 	marker = g_strdup_printf("BEGIN %s", s->name);
-	kmsg_marker(c, s->g->name, marker);
+	lab_run_kmsg_marker(c, s->g->name, marker);
 	g_free(marker);
 	parts = lab_parts_start(c, s);
 	run_program(c, s, &o, &out);
@@ -347,7 +347,7 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	alive = !o.libvirt_lost && !o.domain_dead && !o.agent_lost;
 	if (alive) {
 		marker = g_strdup_printf("END %s rc=%d", s->name, o.exit_code);
-		kmsg_marker(c, s->g->name, marker);
+		lab_run_kmsg_marker(c, s->g->name, marker);
 		g_free(marker);
 		r->taint_after = read_taint(c, s->g->name);
 		test_cleanup(c, s);
@@ -371,7 +371,8 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	}
 	if (!saved)
 		lab_run_sync_console(c, s->g);
-	lab_run_classify(c, s, r, saved ? saved : s->g->console, &o);
+	lab_run_classify(c, s, r, saved ? saved : s->g->console, s->console_from, NULL, &o);
+	lab_parts_classify(c, s, parts, r, &o);
 	o.new_taint = lab_taint_bad_bits(r->taint_before, r->taint_after);
 	/* the fix's expected WARNING taints W (bit 9): no complaint then */
 	if (o.expected_reports && !r->reports->len)

@@ -30,11 +30,22 @@ static bool is_expected(const struct lab_report *rep, const char *want)
 		(rep->message && strstr(rep->message, want)));
 }
 
+/* The excerpts file: a part's guest adds to what the test's guest wrote. */
+static void save_excerpts(const char *path, GString *ex, bool append)
+{
+	char *old = NULL;
+
+	if (append && g_file_get_contents(path, &old, NULL, NULL))
+		g_string_prepend(ex, old);
+	lab_write_file(path, ex->str, (gssize)ex->len);
+	g_free(old);
+}
+
 /* Sort the test's console reports: the fix's own expected report, reports
  * with the seed's signature, the others. Excerpts go to its directory. */
-void lab_run_classify(struct run_ctx *c, const struct spec *s,
-			     struct lab_result *r, const char *console,
-			     struct lab_obs *o)
+void lab_run_classify(struct run_ctx *c, const struct spec *s, struct lab_result *r,
+		      const char *console, long from, const char *on_guest,
+		      struct lab_obs *o)
 {
 	GPtrArray *all = lab_console_scan_file(console, NULL), *mine;
 	GString *ex = g_string_new("");
@@ -45,7 +56,7 @@ void lab_run_classify(struct run_ctx *c, const struct spec *s,
 		g_string_free(ex, TRUE);
 		return;
 	}
-	mine = lab_console_reports_after(all, s->name, s->console_from);
+	mine = lab_console_reports_after(all, s->name, from);
 	for (i = 0; i < mine->len; i++) {
 		struct lab_report *rep = g_ptr_array_index(mine, i);
 		bool sig = lab_signature_matches_report(s->t->signature, rep->type,
@@ -63,13 +74,14 @@ void lab_run_classify(struct run_ctx *c, const struct spec *s,
 			o->sig_title = rep->title;
 		if (!sig && !o->other_reports++)
 			o->other_title = rep->title;
-		g_string_append_printf(ex, "=== %s%s (console line %ld)\n%s\n",
+		g_string_append_printf(ex, "=== %s%s (%s%sconsole line %ld)\n%s\n",
 				       sig ? "this seed's signature: " : "another report: ",
-				       rep->title, rep->line, rep->excerpt);
+				       rep->title, on_guest ? on_guest : "",
+				       on_guest ? "'s " : "", rep->line, rep->excerpt);
 	}
 	p = g_build_filename(c->run.dir, r->dir, "console-reports.txt", NULL);
 	if (ex->len)
-		lab_write_file(p, ex->str, (gssize)ex->len);
+		save_excerpts(p, ex, on_guest != NULL);
 	/* titles outlive the scan: keep them in the result's reports */
 	o->sig_title = o->other_title = NULL;
 	for (i = 0; i < r->reports->len; i++) {
