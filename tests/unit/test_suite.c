@@ -37,11 +37,14 @@ static void test_shipped_map_loads(void **state)
 	assert_true(t->consumes_boot);
 	assert_int_equal(t->timeout_s, 30);
 	/* a part's guest is a peer: reserved for the test's length */
-	t = lab_suite_test(s, "t012-netns-flows");
-	assert_non_null(t->parts);
-	assert_true(g_strv_contains((const char *const *)t->peers, "conntrack"));
-	assert_true(g_strv_contains((const char *const *)t->peers, "tty"));
-	assert_int_equal(g_strv_length(t->peers), 2);
+	for (const char *const *n = (const char *const[]){ "t012-netns-flows",
+			"t014-netns-churn", "t015-remote-ptys", NULL }; *n; n++) {
+		t = lab_suite_test(s, *n);
+		assert_non_null(t->parts);
+		assert_true(g_strv_contains((const char *const *)t->peers, "conntrack"));
+		assert_true(g_strv_contains((const char *const *)t->peers, "tty"));
+		assert_int_equal(g_strv_length(t->peers), 2);
+	}
 	lab_suite_free(s);
 }
 
