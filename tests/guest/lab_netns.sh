@@ -34,10 +34,15 @@ guest_index() {
 	echo 1
 }
 
-# guests_but ROLE: the addresses of every other guest of the test
+# guests_but ROLE: the addresses of every other guest of the test, or of
+# those whose roles LAB_NET_CLIENTS lists (ROLE,ROLE: a test whose other
+# guests do not all open flows, t017)
 guests_but() {
 	for kv in $(echo "${LAB_GUESTS:-}" | tr ';' ' '); do
-		[ "${kv%%=*}" = "$1" ] || printf '%s ' "${kv#*=}"
+		[ "${kv%%=*}" = "$1" ] && continue
+		case ",${LAB_NET_CLIENTS:-${kv%%=*}}," in
+		*",${kv%%=*},"*) printf '%s ' "${kv#*=}" ;;
+		esac
 	done
 }
 

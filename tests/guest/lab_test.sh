@@ -55,3 +55,29 @@ lab_on_exit() {
 }
 trap lab_on_exit EXIT
 trap 'finish 3 "time bound of $BOUND s exceeded"' TERM
+
+# Workloads side by side (the soak suite): side_run NAME CMD... starts CMD
+# in the background (its own bound: LAB_BOUNDED cleared), side_verdict
+# NAME... waits for them, shows each one's output prefixed with its name
+# and finishes with the worst exit code (fail > error > inconclusive >
+# skip > pass) and that one's own words.
+side_run() {
+	n=$1
+	shift
+	( LAB_BOUNDED='' "$@" >"/tmp/lab-side.$n" 2>&1; echo $? >"/tmp/lab-side.$n.rc" ) &
+}
+side_verdict() {
+	wait
+	worst=0 wrank=0 words="every workload passed"
+	for n in "$@"; do
+		sed "s/^/# $n: /" "/tmp/lab-side.$n" 2>/dev/null || true
+		rc=$(cat "/tmp/lab-side.$n.rc" 2>/dev/null || echo 3)
+		case $rc in 1) rk=4 ;; 3) rk=3 ;; 2) rk=2 ;; 4) rk=1 ;; 0) rk=0 ;; *) rk=3 rc=3 ;; esac
+		if [ $rk -gt $wrank ]; then
+			worst=$rc wrank=$rk
+			words="$n: $(sed -n 's/^# result: [a-z]*: //p' "/tmp/lab-side.$n" | tail -n 1)"
+		fi
+		rm -f "/tmp/lab-side.$n" "/tmp/lab-side.$n.rc"
+	done
+	finish "$worst" "$words"
+}
