@@ -74,6 +74,12 @@ char *lab_stress_text(const struct lab_stress *s)
 		g_free(ff);
 		g_free(lf);
 	}
+	g_string_append(t, "\nworkload rates (from the tests' counts):\n");
+	for (i = 0; i < s->tests->len; i++) {
+		const struct lab_stress_test *x = g_ptr_array_index(s->tests, i);
+
+		lab_stress_rates_text(t, x->name, x->rates);
+	}
 	g_string_append_printf(t, "\ncrash titles: %u\n", s->crashes->len);
 	for (i = 0; i < s->crashes->len; i++) {
 		const struct lab_stress_crash *c = g_ptr_array_index(s->crashes, i);
@@ -203,6 +209,14 @@ char *lab_stress_html(const struct lab_stress *s)
 	g_string_append(h, "<h2>Outcomes over time</h2>\n<p><small>green pass, red fail, "
 			"purple timeout, pink error, yellow inconclusive, grey skip</small></p>\n");
 	timeline_svg(h, s);
+	g_string_append(h, "<h2>Workload rates over time</h2>\n<table><tr><th>test</th><th>rate</th>"
+			"<th>samples</th><th>min</th><th>max</th><th>last</th><th>over time</th></tr>\n");
+	for (i = 0; i < s->tests->len; i++) {
+		const struct lab_stress_test *x = g_ptr_array_index(s->tests, i);
+
+		lab_stress_rates_html(h, x->name, x->rates);
+	}
+	g_string_append(h, "</table>\n");
 	g_string_append(h, "<h2>Crash titles</h2>\n<table><tr><th>count</th><th>title</th>"
 			"<th>tests</th></tr>\n");
 	for (i = 0; i < s->crashes->len; i++) {

@@ -50,6 +50,7 @@ static void test_free(gpointer p)
 
 	g_free(t->name);
 	g_array_free(t->timeline, TRUE);
+	g_array_free(t->rates, TRUE);
 	g_free(t);
 }
 
@@ -103,6 +104,7 @@ struct lab_stress_test *lab_stress_test_get(struct lab_stress *s, const char *na
 	t = g_new0(struct lab_stress_test, 1);
 	t->name = g_strdup(name);
 	t->timeline = g_array_new(FALSE, FALSE, sizeof(struct lab_stress_point));
+	t->rates = lab_stress_rates_new();
 	g_ptr_array_add(s->tests, t);
 	return t;
 }
@@ -165,6 +167,7 @@ static json_object *test_json(const struct lab_stress_test *t)
 		json_object_array_add(tl, pt);
 	}
 	json_object_object_add(o, "timeline", tl);
+	json_object_object_add(o, "rates", lab_stress_rates_json(t->rates));
 	return o;
 }
 
@@ -298,6 +301,7 @@ static void load_test(struct lab_stress *s, json_object *o)
 			? json_object_get_string(json_object_array_get_idx(pt, 1))[0] : '?';
 		g_array_append_val(t->timeline, p);
 	}
+	lab_stress_rates_load(t->rates, member(o, "rates", json_type_array));
 }
 
 static void load_crash(struct lab_stress *s, json_object *o)
@@ -374,7 +378,7 @@ static const char *check_test(const struct lab_stress_test *t)
 	for (i = 0; i < t->timeline->len; i++)
 		if (!time_ok(g_array_index(t->timeline, struct lab_stress_point, i).t))
 			return "a timeline point is out of range";
-	return NULL;
+	return lab_stress_rates_check(t->rates);
 }
 
 static const char *check_crash(const struct lab_stress_crash *c)
@@ -552,6 +556,7 @@ static void merge_test(struct lab_stress_test *d, const struct lab_stress_test *
 		lab_stress_point_add(d, p->t, p->verdict);
 	}
 	g_array_sort(d->timeline, by_time);
+	lab_stress_rates_merge(d->rates, t->rates);
 }
 
 static void add_paths(GPtrArray *to, GPtrArray *from, const char *prefix,

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <glib.h>
 
+#include "core/stress_rates.h"
+
 /* Console excerpts kept per crash title. */
 #define LAB_STRESS_EXCERPTS 5
 
@@ -30,6 +32,7 @@ struct lab_stress_test {
 	int crash_streak;  /* consecutive iterations in which it killed its guest */
 	bool quarantined;
 	GArray *timeline;  /* struct lab_stress_point, capped */
+	GArray *rates;     /* struct lab_stress_rate: its counts' rates, capped */
 };
 
 struct lab_stress_crash {

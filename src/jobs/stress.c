@@ -200,6 +200,8 @@ static void add_result(struct lab_stress *s, const struct lab_run *run,
 	case LAB_TIMEOUT: t->timeout++; break;
 	}
 	lab_stress_point_add(t, now, verdict_char(r->verdict));
+	if (r->counts)
+		lab_stress_rates_add(t->rates, now, r->counts);
 	t->crash_streak = r->dump ? t->crash_streak + 1 : 0;
 	if (t->crash_streak >= s->quarantine_after && !t->quarantined) {
 		t->quarantined = true;

@@ -62,6 +62,43 @@ static void test_titles(void **st)
 	}
 }
 
+/* Which parts of a counts line are rates (table): KEY_per_s and KEY_iops
+ * with a finite non-negative number, nothing else. */
+static void test_rates(void **st)
+{
+	static const struct { const char *counts; guint n; const char *key; double v; } rows[] = {
+		{ "namespaces=64 netns_per_s=12.5 flows_per_s=300", 2, "netns_per_s", 12.5 },
+		{ "side=client sessions_per_s=3.0; side=server sessions_per_s=2.9", 2, "sessions_per_s", 3.0 },
+		{ "vers=4.2 write_iops=410 seconds=15", 1, "write_iops", 410 },
+		{ "flows_per_s=nan x_per_s=-1 y_per_s= z_per_s=1e999 per_s=3", 0, NULL, 0 },
+		{ "Caps_per_s=1 a-b_per_s=2 x_per_s=5x", 0, NULL, 0 },
+		{ "a_very_long_key_name_that_goes_on_and_on_per_s=1", 0, NULL, 0 },
+		{ "", 0, NULL, 0 },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	(void)st;
+	for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
+		GArray *r = lab_stress_rates_new();
+		guint n = lab_stress_rates_add(r, 1000, rows[i].counts);
+
+		if (n != rows[i].n || r->len != n)
+			fail_msg("'%s': %u rates, want %u", rows[i].counts, n, rows[i].n);
+		if (n && (strcmp(g_array_index(r, struct lab_stress_rate, 0).key, rows[i].key) ||
+			  g_array_index(r, struct lab_stress_rate, 0).v != rows[i].v))
+			fail_msg("'%s': first rate %s", rows[i].counts,
+				 g_array_index(r, struct lab_stress_rate, 0).key);
+		g_array_free(r, TRUE);
+	}
+	/* bounded like the timeline */
+	GArray *many = lab_stress_rates_new();
+
+	for (int i = 0; i < 10000; i++)
+		lab_stress_rates_add(many, 1000 + i, "flows_per_s=1");
+	assert_true(many->len <= LAB_RATES_MAX);
+	g_array_free(many, TRUE);
+}
+
 static void test_round_trip(void **st)
 {
 	struct lab_stress *s = lab_stress_new(), *back;
@@ -90,6 +127,7 @@ static void test_round_trip(void **st)
 	for (i = 0; i < 5000; i++)
 		lab_stress_point_add(t, 1000 + i, i % 7 ? 'p' : 'f');
 	assert_true(t->timeline->len <= 4000);
+	assert_int_equal(lab_stress_rates_add(t->rates, 1100, "flows=512 flows_per_s=40.5; write_iops=310"), 2);
 	c = lab_stress_crash_get(s, "Kernel panic - not syncing: sysrq triggered crash");
 	c->count = 1;
 	g_ptr_array_add(c->tests, g_strdup("t010-dvb-demux-feeds"));
@@ -106,6 +144,9 @@ static void test_round_trip(void **st)
 	assert_int_equal(t->fail, 1);
 	assert_true(t->quarantined);
 	assert_true(t->timeline->len > 0);
+	assert_int_equal(t->rates->len, 2);
+	assert_string_equal(g_array_index(t->rates, struct lab_stress_rate, 1).key, "write_iops");
+	assert_true(g_array_index(t->rates, struct lab_stress_rate, 0).v == 40.5);
 	assert_int_equal(back->crashes->len, 1);
 	text = lab_stress_text(back);
 	assert_non_null(strstr(text, "QUARANTINED"));
@@ -308,6 +349,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wilson),
 		cmocka_unit_test(test_titles),
+		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_crafted_states),
 		cmocka_unit_test(test_unique_dirs),
