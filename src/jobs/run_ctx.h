@@ -44,6 +44,8 @@ struct spec {
 			       * report above is an earlier run's (same name,
 			       * same boot: lab stress) */
 	bool last_use;        /* nothing later in the plan uses its guest */
+	bool spent;           /* it spent its guests' kernels (a consumed
+			       * boot, a timeout): its parts' guests restart */
 	struct lab_result *r; /* NULL until done, or dropped on Ctrl-C */
 };
 
@@ -95,6 +97,9 @@ void lab_parts_finish(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
 		      int *exit_code, char **out, char **said);
 void lab_parts_classify(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
 			struct lab_result *r, struct lab_obs *o);
+/* S spent its kernels: bring its parts' guests back (its own is the
+ * caller's). */
+void lab_parts_restart(struct run_ctx *c, const struct spec *s);
 
 /* The first guest with the first of ROLES that one has, or NULL. */
 struct guest *lab_run_guest_with_role(GPtrArray *guests, char **roles);

@@ -3,6 +3,7 @@
  * so a test can cross guests (a server on one, clients on others). A part
  * that fails or does not finish decides the test as the program would. */
 #include "jobs/run_ctx.h"
+#include "guests/restart.h"
 #include "util/util.h"
 #include "virt/agent.h"
 #include "virt/conn.h"
@@ -191,4 +192,25 @@ void lab_parts_classify(struct run_ctx *c, const struct spec *s, GPtrArray *part
 		lab_run_classify(c, s, r, x->g->console, x->console_from, x->g->name, o);
 	}
 	g_ptr_array_free(parts, TRUE);
+}
+
+void lab_parts_restart(struct run_ctx *c, const struct spec *s)
+{
+	char **v;
+
+	for (v = s->t->parts; v && *v; v++) {
+		char *role = g_strndup(*v, strcspn(*v, ":")), *one[] = { role, NULL }, *saved;
+		struct guest *g = lab_run_guest_with_role(c->guests, one);
+
+		g_free(role);
+		if (!g || g == s->g || g->lost)
+			continue;
+		lab_info("# %s spent the kernel of its part's guest %s: bringing it back",
+			 s->name, g->name);
+		saved = lab_run_console_name(c, g);
+		if (lab_guest_restart(c->in, g->name, saved, RESTART_TIMEOUT_S) != 0)
+			g->lost = true;
+		g->boots++;
+		g_free(saved);
+	}
 }

@@ -386,9 +386,9 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	r->evidence = dec.evidence;
 	r->reason = r->knob && dec.verdict != LAB_PASS
 		? g_strdup_printf("%s; %s", dec.reason, r->knob) : g_strdup(dec.reason);
-	bring_back = alive && !s->last_use &&
-		     ((s->t->consumes_boot && r->verdict == LAB_FAIL) ||
-		      r->verdict == LAB_TIMEOUT);
+	s->spent = alive && ((s->t->consumes_boot && r->verdict == LAB_FAIL) ||
+			     r->verdict == LAB_TIMEOUT);
+	bring_back = s->spent && !s->last_use;
 	g_free(dec.reason);
 	g_free(said);
 	g_free(saved);
@@ -436,6 +436,8 @@ struct lab_result *lab_run_spec(struct run_ctx *c, struct spec *s)
 		s->g->boots++;
 		g_free(saved);
 	}
+	if (s->spent)
+		lab_parts_restart(c, s);
 	return r;
 }
 

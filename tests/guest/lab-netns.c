@@ -18,6 +18,8 @@
  *	runs in a namespace only once a rule needs it).
  *   lab-netns del PREFIX FIRST COUNT
  *	Delete them as `ip netns del` does (their veths go with them).
+ *   lab-netns purge PREFIX
+ *	Delete every namespace whose name starts with PREFIX (cleanup).
  *   lab-netns count PREFIX FIRST COUNT
  *	Print "I ENTRIES" per namespace: its nf_conntrack_count.
  *   lab-netns plan FIRST COUNT
@@ -39,6 +41,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -114,6 +117,24 @@ static int del(const char *prefix, int first, int count)
 		gone++;
 	}
 	return gone == count ? 0 : 3;
+}
+
+static int purge(const char *prefix)
+{
+	DIR *d = opendir(NETNS_DIR);
+	struct dirent *e;
+	char path[512];
+
+	if (!d)
+		return errno == ENOENT ? 0 : 3;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+			snprintf(path, sizeof(path), NETNS_DIR "/%s", e->d_name);
+			umount2(path, MNT_DETACH);
+			unlink(path);
+		}
+	closedir(d);
+	return 0;
 }
 
 /* ---- veths / plan ---- */
@@ -265,6 +286,8 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
 
+	if (argc == 3 && !strcmp(cmd, "purge") && argv[2][0])
+		return purge(argv[2]);
 	if (argc == 4 && !strcmp(cmd, "plan") && range_ok(atoi(argv[2]), atoi(argv[3])))
 		return plan(atoi(argv[2]), atoi(argv[3]));
 	if (argc >= 5 && range_ok(atoi(argv[3]), atoi(argv[4]))) {
@@ -282,6 +305,7 @@ int main(int argc, char **argv)
 			return wire(argv[2], first, count, argv[5]);
 	}
 	fprintf(stderr, "usage: lab-netns add|del|veths|count PREFIX FIRST COUNT\n"
+			"       lab-netns purge PREFIX\n"
 			"       lab-netns wire PREFIX FIRST COUNT NFTFILE\n"
 			"       lab-netns plan FIRST COUNT\n");
 	return 3;

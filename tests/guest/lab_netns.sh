@@ -59,9 +59,7 @@ ns_drop() {
 
 # ns_drop_all: every namespace of ours (cleanup, and before a test starts)
 ns_drop_all() {
-	for ns in $(ip netns list 2>/dev/null | awk -v p="$PFX" 'index($1, p) == 1 { print $1 }'); do
-		"$DIR/lab-netns" del "$PFX" "${ns#"$PFX"}" 1 2>/dev/null || true
-	done
+	"$DIR/lab-netns" purge "$PFX" 2>/dev/null || true
 }
 
 # ns_check FIRST COUNT PORT0 "CLIENT..."   prints "checked wrong missing"
