@@ -3,7 +3,9 @@
 # deleted many at a time (lab-netns), and the check that each namespace's
 # conntrack table holds exactly its flows (lab-ct dump).  Namespace I owns
 # 10.77.0.0/16's /30 number I and serves on port PORT0+I (lab_netplan.h).
-# Before sourcing: DIR (the tests directory), PFX (the namespaces' prefix).
+# Before sourcing: DIR (the tests directory), PFX (the namespaces' prefix),
+# NETNS (namespaces a set), PORT0 (namespace I serves on PORT0+I) and CTRL0
+# (round R's control port is CTRL0+R).
 
 NS_NFT=/tmp/lab-netns.nft
 # conntrack runs in a namespace only once a rule needs it
@@ -93,4 +95,79 @@ ns_check() {
 			}
 			printf "%d %d %d\n", checked + 0, wrong + 0, missing + 0
 		}' /tmp/lab-netns.plan /tmp/lab-netns.ct
+}
+
+# ---- the conntrack host's side ----
+
+FWD=/proc/sys/net/ipv4/ip_forward
+
+# ns_server_start: who we are and our clients (me, clients, nclients),
+# forwarding on, the root tracking what it forwards, no namespace of ours
+# left from before.  ns_server_cleanup undoes it (call it from cleanup()).
+ns_server_start() {
+	me=$(guest_addr "${LAB_PART:-conntrack}")
+	clients=$(guests_but "${LAB_PART:-conntrack}")
+	nclients=$(echo "$clients" | wc -w)
+	[ "$(id -u)" -eq 0 ] || finish 4 "needs root"
+	for tool in ip nft conntrack awk "$DIR/lab-flows" "$DIR/lab-netns" "$DIR/lab-ct"; do
+		command -v "$tool" >/dev/null || finish 4 "$tool not installed"
+	done
+	if [ -z "$me" ] || [ "$nclients" -eq 0 ]; then
+		finish 3 "LAB_GUESTS names no clients: '${LAB_GUESTS:-}'"
+	fi
+	fwd_old=$(cat "$FWD")
+	echo 1 >"$FWD"
+	ns_drop_all
+	nft -f - <<'NFT' || finish 3 "cannot load the root's forward rule"
+table inet lab_fwd {
+	chain fwd {
+		type filter hook forward priority 0; policy accept;
+		ct state invalid counter
+	}
+}
+NFT
+}
+ns_server_cleanup() {
+	nft delete table inet lab_fwd 2>/dev/null || true
+	ns_drop_all
+	if [ -n "${fwd_old:-}" ]; then
+		echo "$fwd_old" >"$FWD"
+	fi
+	rm -f /tmp/lab-netns.*
+}
+
+# ---- the clients' side ----
+
+# flows_client ROUNDS: route 10.77.0.0/16 through the conntrack guest and,
+# round by round, open one TCP and one UDP flow to every namespace of the
+# round's set at once (set R % 2, control port CTRL0+R; lab-flows connect
+# waits for it), every byte compared.  Finishes the test: pass when every
+# flow of every round came back intact.  flows_cleanup drops the route.
+flows_client() {
+	server=$(guest_addr conntrack)
+	[ -n "$server" ] || finish 3 "LAB_GUESTS names no conntrack guest: '${LAB_GUESTS:-}'"
+	# the test's own guest comes first in LAB_GUESTS
+	id=$(guest_index "${LAB_PART:-}")
+	ip route replace 10.77.0.0/16 via "$server" || finish 3 "cannot route 10.77.0.0/16 via $server"
+	routed=1
+	start=$(date +%s)
+	r=0
+	while [ $r -lt "$1" ]; do
+		rc=0
+		left=$((BOUND - 30 - $(date +%s) + start))
+		[ $left -gt 10 ] || finish 3 "no time left for round $r"
+		"$DIR/lab-flows" connect "$server" "$PORT0" $(((r % 2) * NETNS)) "$NETNS" \
+			$((CTRL0 + r)) "$id" $left || rc=$?
+		case $rc in
+		0) ;;
+		1) finish 1 "round $r: flows to the conntrack host's namespaces lost or corrupted data" ;;
+		*) finish 3 "lab-flows connect failed ($rc) in round $r" ;;
+		esac
+		r=$((r + 1))
+	done
+	finish 0 "all $((2 * NETNS * $1)) flows of $1 round(s) to the conntrack host's namespaces came back intact"
+}
+flows_cleanup() {
+	[ -n "${routed:-}" ] && ip route del 10.77.0.0/16 2>/dev/null
+	return 0
 }

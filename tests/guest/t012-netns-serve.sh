@@ -28,43 +28,19 @@ NAME=t012-netns-serve
 BOUND=${LAB_BOUND:-220}
 NETNS=${LAB_NETNS:-64}
 PORT0=20000
-CTRL=19999
+CTRL0=19000
 PFX=lab-t012-
-FWD=/proc/sys/net/ipv4/ip_forward
 DIR=$(dirname "$0")
 
 # shellcheck disable=SC2317 # runs from the EXIT trap
 cleanup() {
-	nft delete table inet lab_t012 2>/dev/null || true
-	ns_drop_all
-	if [ -n "${fwd_old:-}" ]; then
-		echo "$fwd_old" >"$FWD"
-	fi
-	rm -f /tmp/lab-t012.* /tmp/lab-netns.*
+	ns_server_cleanup
+	rm -f /tmp/lab-t012.*
 }
 # shellcheck source=lab_test.sh
 . "$DIR/lab_test.sh"
 # shellcheck source=lab_netns.sh
 . "$DIR/lab_netns.sh"
-
-me=$(guest_addr "${LAB_PART:-conntrack}")
-clients=$(guests_but "${LAB_PART:-conntrack}")
-nclients=$(echo "$clients" | wc -w)
-
-# setup: the namespaces, then the root's tracking of what it forwards
-setup() {
-	ns_drop_all
-	ns_make 0 "$NETNS" || return 1
-	cat >/tmp/lab-t012.fwd <<'NFT'
-table inet lab_t012 {
-	chain forward_ct {
-		type filter hook forward priority 0; policy accept;
-		ct state invalid counter
-	}
-}
-NFT
-	nft -f /tmp/lab-t012.fwd
-}
 
 # check_root: the root's forwarded entries go to the namespace owning the
 # port (lab-netns plan: namespace I's address; its port is PORT0+I)
@@ -80,24 +56,16 @@ check_root() {
 		END { printf "%d %d\n", good + 0, bad + 0 }' /tmp/lab-t012.plan /tmp/lab-t012.root-ct
 }
 
-diag "t012 server: $NETNS namespaces routed through $me for $nclients clients:$clients"
+diag "t012 server: $NETNS namespaces routed through this guest for the other guests of the test"
 diag "bound: $BOUND s"
 kmsg "begin"
-[ "$(id -u)" -eq 0 ] || finish 4 "needs root"
-for tool in ip nft conntrack awk "$DIR/lab-flows" "$DIR/lab-netns" "$DIR/lab-ct"; do
-	command -v "$tool" >/dev/null || finish 4 "$tool not installed"
-done
-if [ -z "$me" ] || [ "$nclients" -eq 0 ]; then
-	finish 3 "LAB_GUESTS names no clients: '${LAB_GUESTS:-}'"
-fi
-fwd_old=$(cat "$FWD")
-echo 1 >"$FWD"
+ns_server_start
 t0=$(date +%s)
-setup || finish 3 "setting up the namespaces failed"
-diag "set up in $(($(date +%s) - t0)) s"
+ns_make 0 "$NETNS" || finish 3 "setting up the namespaces failed"
+diag "$NETNS namespaces set up in $(($(date +%s) - t0)) s"
 
 rc=0
-"$DIR/lab-flows" serve "$PFX" 0 "$NETNS" $PORT0 $CTRL "$nclients" $((BOUND - 60)) || rc=$?
+"$DIR/lab-flows" serve "$PFX" 0 "$NETNS" $PORT0 $CTRL0 "$nclients" $((BOUND - 60)) || rc=$?
 [ $rc -le 1 ] || finish 3 "lab-flows serve failed ($rc)"
 [ $rc -eq 0 ] || finish 3 "not every client said done in time"
 

@@ -25,26 +25,19 @@ ROUNDS=${LAB_ROUNDS:-4}
 PORT0=20000
 CTRL0=19000
 PFX=lab-t014-
-FWD=/proc/sys/net/ipv4/ip_forward
 DIR=$(dirname "$0")
 
 # shellcheck disable=SC2317 # runs from the EXIT trap
 cleanup() {
 	[ -n "${maker:-}" ] && kill "$maker" 2>/dev/null
-	ns_drop_all
-	if [ -n "${fwd_old:-}" ]; then
-		echo "$fwd_old" >"$FWD"
-	fi
-	rm -f /tmp/lab-t014.* /tmp/lab-netns.*
+	ns_server_cleanup
+	rm -f /tmp/lab-t014.*
 }
 # shellcheck source=lab_test.sh
 . "$DIR/lab_test.sh"
 # shellcheck source=lab_netns.sh
 . "$DIR/lab_netns.sh"
 
-me=$(guest_addr "${LAB_PART:-conntrack}")
-clients=$(guests_but "${LAB_PART:-conntrack}")
-nclients=$(echo "$clients" | wc -w)
 root_count() { cat /proc/sys/net/netfilter/nf_conntrack_count; }
 now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 
@@ -62,28 +55,10 @@ remake() {
 	echo $(($(now_ms) - t)) >/tmp/lab-t014.made
 }
 
-diag "t014 server: $ROUNDS rounds of $NETNS namespaces made and deleted under flows from $nclients clients:$clients"
+diag "t014 server: $ROUNDS rounds of $NETNS namespaces made and deleted under the other guests' flows"
 diag "bound: $BOUND s"
 kmsg "begin"
-[ "$(id -u)" -eq 0 ] || finish 4 "needs root"
-for tool in ip nft conntrack awk "$DIR/lab-flows" "$DIR/lab-netns" "$DIR/lab-ct"; do
-	command -v "$tool" >/dev/null || finish 4 "$tool not installed"
-done
-if [ -z "$me" ] || [ "$nclients" -eq 0 ]; then
-	finish 3 "LAB_GUESTS names no clients: '${LAB_GUESTS:-}'"
-fi
-fwd_old=$(cat "$FWD")
-echo 1 >"$FWD"
-ns_drop_all
-# the root tracks what it forwards (conntrack on in the root too)
-nft -f - <<'NFT' || finish 3 "cannot load the root's forward rule"
-table inet lab_t014 {
-	chain fwd {
-		type filter hook forward priority 0; policy accept;
-		ct state invalid counter
-	}
-}
-NFT
+ns_server_start
 before=$(root_count)
 t0=$(now_ms)
 ns_make 0 "$NETNS" || finish 3 "making the first namespaces failed"
@@ -136,7 +111,6 @@ while [ $r -lt "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 after=$(root_count)
-nft delete table inet lab_t014 2>/dev/null || true
 flows=$((2 * NETNS * nclients * ROUNDS))
 echo "# counts: rounds=$ROUNDS namespaces_made=$made namespaces_deleted=$deleted clients=$nclients flows=$flows entries_checked=$checked namespaces_wrong=$wrong flows_tracked_elsewhere=$missing fresh_tables_not_empty=$dirty root_entries_before=$before root_entries_after=$after netns_per_s=$(awk -v n=$((made + deleted)) -v ms=$make_ms 'BEGIN { printf "%.1f", n * 1000 / (ms ? ms : 1) }') flows_per_s=$(awk -v n=$flows -v ms=$flow_ms 'BEGIN { printf "%.1f", n * 1000 / (ms ? ms : 1) }') seconds=$((($(now_ms) - t0) / 1000))"
 if [ "$missing" -gt 0 ]; then

@@ -21,36 +21,14 @@ DIR=$(dirname "$0")
 
 # shellcheck disable=SC2317 # runs from the EXIT trap
 cleanup() {
-	[ -n "${routed:-}" ] && ip route del 10.77.0.0/16 2>/dev/null
-	return 0
+	flows_cleanup
 }
 # shellcheck source=lab_test.sh
 . "$DIR/lab_test.sh"
 # shellcheck source=lab_netns.sh
 . "$DIR/lab_netns.sh"
 
-server=$(guest_addr conntrack)
-id=$(guest_index "${LAB_PART:-}")
-
-diag "t014 client ${LAB_PART:-(test guest)}: $ROUNDS rounds of $NETNS TCP + $NETNS UDP flows into namespaces made and deleted behind ${server:-?}"
+diag "t014 client ${LAB_PART:-(test guest)}: $ROUNDS rounds of $NETNS TCP + $NETNS UDP flows into namespaces made and deleted on the conntrack host"
 diag "bound: $BOUND s"
 kmsg "begin"
-[ -n "$server" ] || finish 3 "LAB_GUESTS names no conntrack guest: '${LAB_GUESTS:-}'"
-ip route replace 10.77.0.0/16 via "$server" || finish 3 "cannot route 10.77.0.0/16 via $server"
-routed=1
-start=$(date +%s)
-r=0
-while [ $r -lt "$ROUNDS" ]; do
-	rc=0
-	left=$((BOUND - 30 - $(date +%s) + start))
-	[ $left -gt 10 ] || finish 3 "no time left for round $r"
-	"$DIR/lab-flows" connect "$server" $PORT0 $(((r % 2) * NETNS)) "$NETNS" $((CTRL0 + r)) \
-		"$id" $left || rc=$?
-	case $rc in
-	0) ;;
-	1) finish 1 "round $r: flows into namespaces made under churn lost or corrupted data" ;;
-	*) finish 3 "lab-flows connect failed ($rc) in round $r" ;;
-	esac
-	r=$((r + 1))
-done
-finish 0 "all $((2 * NETNS * ROUNDS)) flows of $ROUNDS rounds came back intact"
+flows_client "$ROUNDS"
