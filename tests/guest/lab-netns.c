@@ -14,10 +14,13 @@
  *	root, e0 inside) and the root side its address (lab_netplan.h).
  *   lab-netns wire PREFIX FIRST COUNT NFTFILE
  *	Inside each: e0's address, e0 and lo up, the default route via the
- *	root side (ioctls), and NFTFILE's ruleset (libnftables: conntrack
- *	runs in a namespace only once a rule needs it).
+ *	root side (ioctls), NFTFILE's ruleset (libnftables: conntrack runs in
+ *	a namespace only once a rule needs it), and conntrack timeouts of
+ *	closed TCP and of UDP flows raised to KEEP_S, so that a test's check
+ *	after its slowest client still finds every entry.
  *   lab-netns del PREFIX FIRST COUNT
- *	Delete them as `ip netns del` does (their veths go with them).
+ *	Delete them as `ip netns del` does, and wait until their root-side
+ *	veths are gone with them (the kernel dismantles a namespace later).
  *   lab-netns purge PREFIX
  *	Delete every namespace whose name starts with PREFIX (cleanup).
  *   lab-netns count PREFIX FIRST COUNT
@@ -48,6 +51,8 @@
 #include "lab_netplan.h"
 
 #define NETNS_DIR "/run/netns"
+#define KEEP_S "600"	/* longer than any test's bound */
+#define GONE_MS 60000	/* a deleted namespace's veths are gone by then */
 
 static void die(const char *what, const char *detail)
 {
@@ -103,10 +108,26 @@ static int add(const char *prefix, int first, int count)
 	return 0;
 }
 
+/* A namespace goes in the background (cleanup_net), its veths with it:
+ * wait until root-side vI is gone, so that a namespace made again under
+ * the same name and index right after finds the name free. */
+static int wait_gone(int i)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/class/net/v%d", i);
+	for (int ms = 0; ms < GONE_MS; ms += 20) {
+		if (access(path, F_OK))
+			return 0;
+		usleep(20000);
+	}
+	return 3;
+}
+
 static int del(const char *prefix, int first, int count)
 {
 	char path[256];
-	int gone = 0;
+	int rc = 0;
 
 	for (int i = first; i < first + count; i++) {
 		ns_path(prefix, i, path, sizeof(path));
@@ -114,9 +135,13 @@ static int del(const char *prefix, int first, int count)
 			die("umount", path);
 		if (unlink(path) && errno != ENOENT)
 			die("unlink", path);
-		gone++;
 	}
-	return gone == count ? 0 : 3;
+	for (int i = first; i < first + count && !rc; i++)
+		rc = wait_gone(i);
+	if (rc)
+		fprintf(stderr, "lab-netns: veths of deleted namespaces still there after %d s\n",
+			GONE_MS / 1000);
+	return rc;
 }
 
 static int purge(const char *prefix)
@@ -220,6 +245,25 @@ static void load_rules(const char *file)
 	nft_ctx_free(nft);
 }
 
+/* /proc/sys/net answers for the namespace the opener is in */
+static void keep_entries(void)
+{
+	static const char *const knobs[] = {
+		"nf_conntrack_tcp_timeout_time_wait", "nf_conntrack_tcp_timeout_close",
+		"nf_conntrack_udp_timeout", "nf_conntrack_udp_timeout_stream",
+	};
+
+	for (size_t k = 0; k < sizeof(knobs) / sizeof(knobs[0]); k++) {
+		char path[128];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/sys/net/netfilter/%s", knobs[k]);
+		f = fopen(path, "we");
+		if (!f || fputs(KEEP_S, f) < 0 || fclose(f))
+			die("write", path);
+	}
+}
+
 static void wire_one(int i, const char *file)
 {
 	char inner[32], outer[32];
@@ -236,6 +280,7 @@ static void wire_one(int i, const char *file)
 	default_route(fd, outer);
 	close(fd);
 	load_rules(file);
+	keep_entries();
 }
 
 static int wire(const char *prefix, int first, int count, const char *file)

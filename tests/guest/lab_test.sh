@@ -46,6 +46,7 @@ finish() {
 # shellcheck disable=SC2317 # runs from the EXIT trap
 lab_on_exit() {
 	rc=$?
+	set +e	# a cleanup step that fails must not skip the rest
 	cleanup
 	if [ "${FINISHED:-0}" = 0 ]; then
 		diag "result: error: unexpected exit (status $rc)"

@@ -6,7 +6,7 @@
 # Runs on every client guest of the test at once (the test's own guest and
 # its client parts): waits for the server, opens one TCP flow (16 KiB each
 # way) and one UDP flow (4 datagrams, resent until echoed) to each of the
-# LAB_NETNS (default 64) ports at the same time (lab-flows connect), and
+# LAB_NETNS (default 256) ports at the same time (lab-flows connect), and
 # checks that every byte came back as sent.  The route to 10.77.0.0/16
 # through the conntrack guest is the test's and goes when it ends.
 #   pass: every flow intact.  fail: a flow lost or corrupted.
@@ -14,7 +14,7 @@ set -eu
 
 NAME=t012-netns-flows
 BOUND=${LAB_BOUND:-220}
-NETNS=${LAB_NETNS:-64}
+NETNS=${LAB_NETNS:-256}
 PORT0=20000
 CTRL0=19000
 PFX=lab-t012-
