@@ -19,6 +19,7 @@ struct lab_part {
 	char *out;
 	char *why;       /* set when it could not start */
 	long console_from; /* its guest's console lines before the BEGIN marker */
+	double started;    /* lab_now() when it started */
 };
 
 static void part_free(gpointer p)
@@ -62,6 +63,7 @@ static void part_start(struct run_ctx *c, const struct spec *s, struct lab_part 
 	}
 	script = lab_run_script(c, s, x->program, x->role);
 	argv[3] = script;
+	x->started = lab_now();
 	how = lab_agent_exec(d, argv, 0, 0, &res);	/* returns at once */
 	if (how == 0) {		/* already over */
 		x->exit_code = res.exit_code;
@@ -93,10 +95,12 @@ GPtrArray *lab_parts_start(struct run_ctx *c, const struct spec *s)
 	return parts;
 }
 
-/* Wait for a started part (the test's bound, then a kill of its group). */
+/* Wait for a started part until the test's bound from its start (not from
+ * now: parts are collected one after another), then kill its group. */
 static void part_collect(struct run_ctx *c, const struct spec *s, struct lab_part *x)
 {
 	struct lab_exec_result res = { 0 };
+	double left = s->t->timeout_s + AGENT_SLACK_S - (lab_now() - x->started);
 	virDomainPtr d;
 
 	if (!x->pid)
@@ -104,7 +108,7 @@ static void part_collect(struct run_ctx *c, const struct spec *s, struct lab_par
 	d = lab_virt_guest(c->conn, x->g->name);
 	if (!d)
 		return;
-	if (lab_agent_exec_collect(d, x->pid, s->t->timeout_s + AGENT_SLACK_S, &res) == 0) {
+	if (lab_agent_exec_collect(d, x->pid, left > 5 ? (int)left : 5, &res) == 0) {
 		x->exit_code = res.exit_code;
 	} else {
 		lab_agent_kill(d, x->pid, true);

@@ -38,6 +38,6 @@ kmsg "begin"
 command -v stress-ng >/dev/null || finish 4 "stress-ng not installed"
 side_run storm env LAB_DURATION="$SECONDS_" "$DIR/t013-tty-pty-storm"
 side_run stress-ng ptys
-side_run flows env LAB_BOUND=$((BOUND - 20)) LAB_NETNS="${LAB_NETNS:-512}" \
-	LAB_ROUNDS="${LAB_ROUNDS:-4}" "$DIR/t014-netns-churn"
+side_run flows env LAB_BOUND=$((BOUND - 20)) LAB_NETNS="${LAB_NETNS:-256}" \
+	LAB_ROUNDS="${LAB_ROUNDS:-3}" "$DIR/t014-netns-churn"
 side_verdict storm stress-ng flows

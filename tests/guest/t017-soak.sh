@@ -25,8 +25,8 @@ cleanup() {
 diag "t017 on the NFS client: fio over NFS v${LAB_NFS_VERS:-?} and flows into the churning namespaces, at once"
 diag "bound: $BOUND s"
 kmsg "begin"
-SECONDS_=${LAB_DURATION:-240}
+SECONDS_=${LAB_DURATION:-120}
 side_run fio env LAB_BOUND=$((BOUND - 20)) LAB_DURATION="$SECONDS_" "$DIR/t016-nfs-fio"
-side_run flows env LAB_BOUND=$((BOUND - 20)) LAB_NETNS="${LAB_NETNS:-512}" \
-	LAB_ROUNDS="${LAB_ROUNDS:-4}" "$DIR/t014-netns-churn"
+side_run flows env LAB_BOUND=$((BOUND - 20)) LAB_NETNS="${LAB_NETNS:-256}" \
+	LAB_ROUNDS="${LAB_ROUNDS:-3}" "$DIR/t014-netns-churn"
 side_verdict fio flows
