@@ -1,5 +1,6 @@
 /* opts.c - see opts.h. */
 #include "cli/opts.h"
+#include "core/test_env.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -73,6 +74,7 @@ static void reset(const struct lab_cmd_spec *spec)
 		case LAB_OPT_INT: *(int *)o->dest = o->def ? atoi(o->def) : 0; break;
 		case LAB_OPT_DURATION: *(long *)o->dest = o->def ? atol(o->def) : 0; break;
 		case LAB_OPT_LIST:
+		case LAB_OPT_ENV:
 			g_strfreev(*(char ***)o->dest);
 			*(char ***)o->dest = NULL;
 			break;
@@ -114,6 +116,24 @@ static bool one_of(const char *const *choices, const char *v)
 	return !choices;
 }
 
+/* One more NAME=VALUE; a bad one or a NAME given twice is named. */
+static int take_env(const struct lab_cmd_spec *spec, const struct lab_opt *o,
+		    const char *v)
+{
+	char ***dest = o->dest, *why;
+	guint n = *dest ? g_strv_length(*dest) : 0;
+	int rc;
+
+	*dest = g_renew(char *, *dest, n + 2);
+	(*dest)[n] = g_strdup(v);
+	(*dest)[n + 1] = NULL;
+	if (!(why = lab_test_env_check_all(*dest)))
+		return 0;
+	rc = bad(spec, "%s %s: %s", o->name, v, why);
+	g_free(why);
+	return rc;
+}
+
 static int take(const struct lab_cmd_spec *spec, const struct lab_opt *o,
 		const char *v)
 {
@@ -145,6 +165,8 @@ static int take(const struct lab_cmd_spec *spec, const struct lab_opt *o,
 		g_strfreev(*(char ***)o->dest);
 		*(char ***)o->dest = g_strsplit(v, ",", -1);
 		return 0;
+	case LAB_OPT_ENV:
+		return take_env(spec, o, v);
 	case LAB_OPT_FLAG:
 		break;
 	}

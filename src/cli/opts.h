@@ -14,6 +14,8 @@ enum lab_opt_kind {
 	LAB_OPT_INT,      /* int, whole decimal in min..max */
 	LAB_OPT_LIST,     /* char ** from "A,B,C" (g_strfreev'd by the parser) */
 	LAB_OPT_DURATION, /* long seconds from "90", "90s", "30m", "8h" */
+	LAB_OPT_ENV,      /* char ** of NAME=VALUE, one per time it is given,
+			   * each a test setting (core/test_env.h) */
 };
 
 struct lab_opt {
@@ -22,7 +24,8 @@ struct lab_opt {
 	enum lab_opt_kind kind;
 	const char *arg;     /* its value in the usage: "NAME" */
 	const char *help;
-	void *dest;          /* bool *, const char **, int *, char ***, long * */
+	void *dest;          /* bool *, const char **, int *, char *** (LIST, ENV),
+			      * long * */
 	long min, max;       /* INT and DURATION bounds */
 	const char *const *choices; /* STR: the values it takes, or NULL */
 	const char *def;     /* its value when not given (STR; INT and DURATION
@@ -44,8 +47,8 @@ void lab_opts_usage(const struct lab_cmd_spec *spec, FILE *out);
 /* Parse ARGV (ARGV[0] is the command's name) into the options' dests;
  * *ARGS gets the positional arguments (NULL-terminated, pointing into
  * ARGV; g_free the array). 0 parsed, 1 help shown (exit 0), 2 a usage
- * error named on stderr. Resets every dest first (FLAG false, LIST NULL,
- * the others their def). */
+ * error named on stderr. Resets every dest first (FLAG false, LIST and ENV
+ * NULL, the others their def). */
 int lab_opts_parse(const struct lab_cmd_spec *spec, int argc, char **argv,
 		   char ***args);
 /* Seconds in "90", "90s", "30m", "8h"; -1 when it is none of them. */

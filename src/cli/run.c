@@ -4,19 +4,23 @@
 #include "util/util.h"
 
 static int duration_s;
+static char **env;
 
 static const struct lab_opt run_opts[] = {
 	{ "--race-seconds", "--duration", LAB_OPT_INT, "SECONDS",
 	  "each race test's own time (LAB_DURATION in the guest), not the run's",
 	  &duration_s, 1,
 	  7 * 86400, NULL, NULL },
+	{ "--env", NULL, LAB_OPT_ENV, "LAB_X=V",
+	  "a setting for every test program (e.g. LAB_NETNS=512); repeatable",
+	  &env, 0, 0, NULL, NULL },
 	{ 0 },
 };
 
 static int run_run(struct lab_inst *in, char **args)
 {
 	struct lab_run_opts o = { .names = args[0] ? args : NULL,
-				  .duration_s = duration_s };
+				  .duration_s = duration_s, .env = env };
 	int rc = lab_run_with(in, &o, NULL);
 
 	lab_phase_summary();

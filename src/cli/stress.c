@@ -15,7 +15,7 @@ static struct lab_stress_opts sopts;
 static long duration_s;
 static int nloops, steady, quarantine, inject, seed;
 static bool until_fail, keep;
-static char **hosts;
+static char **hosts, **env;
 
 static int show_status(const char *id)
 {
@@ -183,6 +183,9 @@ static const struct lab_opt stress_opts[] = {
 	  NULL, NULL },
 	{ "--hosts-file", NULL, LAB_OPT_STR, "FILE", "hosts.ini to read (default: $LAB_HOME/hosts.ini)",
 	  &sopts.hosts_file, 0, 0, NULL, NULL },
+	{ "--env", NULL, LAB_OPT_ENV, "LAB_X=V",
+	  "a setting for every test program (e.g. LAB_NETNS=512); repeatable", &env,
+	  0, 0, NULL, NULL },
 	{ "--inject-crash", NULL, LAB_OPT_INT, "N", "panic the first guest in iteration N (CI)",
 	  &inject, 1, 1000000, NULL, NULL },
 	{ 0 },
@@ -199,6 +202,8 @@ static const char *conflict(char **names)
 		return "a run spread with --hosts is not resumed (each host's part is kept under ID/hosts/)";
 	if ((sopts.resume || sopts.status) && names[0])
 		return "--resume and --status take no tests";
+	if ((sopts.resume || sopts.status) && env)
+		return "a resumed run keeps the --env it started with";
 	if (sopts.kernel && !lab_kernel_name_valid(sopts.kernel))
 		return "--kernel takes baseline, patched or isolate-NNN";
 	return NULL;
@@ -237,6 +242,7 @@ static int run_stress(struct lab_inst *in, char **args)
 		return 2;
 	s = lab_stress_new();
 	s->names = g_strdupv(args);
+	s->env = g_strdupv(env);
 	s->duration_s = duration_s;
 	s->loops = nloops;
 	s->steady = steady;

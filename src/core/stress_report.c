@@ -53,6 +53,8 @@ char *lab_stress_text(const struct lab_stress *s)
 	if (s->tests_run)
 		g_string_append_printf(t, ", loop overhead %.2f s per test",
 				       s->overhead_s / (double)s->tests_run);
+	for (i = 0; s->env && s->env[i]; i++)
+		g_string_append_printf(t, "%s%s", i ? " " : "\ntest settings: ", s->env[i]);
 	g_string_append_printf(t, "\nstopped: %s\n\n", s->stop_reason ? s->stop_reason : "running");
 	g_string_append_printf(t, "%-34s %5s %5s %5s %5s %5s %5s %6s %-17s %7s %7s  %s\n",
 			       "test", "runs", "pass", "fail", "incon", "error", "tmout",

@@ -3,6 +3,7 @@
  * title normalizer. Pure, unit-tested (tests/unit/test_stress.c). */
 #include "core/stress_state.h"
 #include "core/results.h"
+#include "core/test_env.h"
 #include "util/util.h"
 
 #include <json-c/json.h>
@@ -85,6 +86,7 @@ void lab_stress_free(struct lab_stress *s)
 	g_free(s->kernel);
 	g_free(s->kernel_dir);
 	g_strfreev(s->names);
+	g_strfreev(s->env);
 	g_ptr_array_free(s->tests, TRUE);
 	g_ptr_array_free(s->crashes, TRUE);
 	g_free(s->stop_reason);
@@ -200,6 +202,10 @@ char *lab_stress_to_json(const struct lab_stress *s)
 	for (i = 0; s->names && s->names[i]; i++)
 		json_object_array_add(a, lab_json_str(s->names[i]));
 	json_object_object_add(o, "names", a);
+	a = json_object_new_array();
+	for (i = 0; s->env && s->env[i]; i++)
+		json_object_array_add(a, lab_json_str(s->env[i]));
+	json_object_object_add(o, "env", a);
 #define N(k) json_object_object_add(o, #k, json_object_new_int64(s->k))
 	N(iteration); N(tests_run); N(duration_s); N(loops); N(steady);
 	N(clean_streak); N(quarantine_after); N(started); N(updated);
@@ -268,6 +274,17 @@ static void sarr(json_object *o, const char *k, GPtrArray *out)
 		if (json_object_is_type(v, json_type_string))
 			g_ptr_array_add(out, g_strdup(json_object_get_string(v)));
 	}
+}
+
+/* The strings of array K, NULL-terminated (empty when there is none). */
+static char **strv_get(json_object *o, const char *k)
+{
+	GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+
+	sarr(o, k, a);
+	g_ptr_array_add(a, NULL);
+	g_ptr_array_set_free_func(a, NULL);
+	return (char **)g_ptr_array_free(a, FALSE);
 }
 
 static void load_test(struct lab_stress *s, json_object *o)
@@ -400,6 +417,7 @@ static const char *check_crash(const struct lab_stress_crash *c)
 static const char *check_state(const struct lab_stress *s)
 {
 	const char *why = NULL;
+	char *env_why;
 	guint i;
 
 	if (!id_ok(s->id))
@@ -413,6 +431,10 @@ static const char *check_state(const struct lab_stress *s)
 	for (i = 0; s->names[i]; i++)
 		if (!text_ok(s->names[i], "abcdefghijklmnopqrstuvwxyz0123456789-.:", 128))
 			return "a test name lab would not write";
+	if ((env_why = lab_test_env_check_all(s->env))) {
+		g_free(env_why);
+		return "a test setting (env) lab would not pass";
+	}
 	if (s->iteration < 0 || !count_ok(s->tests_run) || !count_ok(s->duration_s) ||
 	    !count_ok(s->loops) || s->steady < 0 || s->clean_streak < 0 || s->quarantine_after < 1 ||
 	    s->quarantine_after > 1000 || !time_ok(s->started) || !time_ok(s->updated) ||
@@ -455,7 +477,6 @@ struct lab_stress *lab_stress_from_text(const char *text, gsize len,
 	json_tokener *tok = json_tokener_new();
 	json_object *o = len <= 64 << 20 ? json_tokener_parse_ex(tok, text, (int)len) : NULL, *a;
 	struct lab_stress *s;
-	GPtrArray *names;
 	const char *why;
 	size_t i;
 
@@ -472,11 +493,9 @@ struct lab_stress *lab_stress_from_text(const char *text, gsize len,
 	s->kernel = sget(o, "kernel");
 	s->kernel_dir = sget(o, "kernel_dir");
 	s->seed = (guint64)iget(o, "seed");
-	names = g_ptr_array_new_with_free_func(g_free);
-	sarr(o, "names", names);
-	g_ptr_array_add(names, NULL);
-	g_ptr_array_set_free_func(names, NULL);
-	s->names = (char **)g_ptr_array_free(names, FALSE);
+	s->names = strv_get(o, "names");
+	if (member(o, "env", json_type_array)) /* absent in older states */
+		s->env = strv_get(o, "env");
 #define N(k) s->k = iget(o, #k)
 	N(iteration); N(tests_run); N(duration_s); N(loops); N(steady);
 	N(clean_streak); N(quarantine_after); N(started); N(updated);

@@ -49,6 +49,7 @@ struct lab_stress {
 	char *topology, *kernel, *kernel_dir;
 	guint64 seed;
 	char **names;          /* what was asked for: tests and suites */
+	char **env;            /* --env NAME=VALUE for the tests (NULL: none) */
 	int iteration;         /* iterations finished */
 	double elapsed_s;      /* over all sessions (resumes) */
 	double overhead_s;     /* orchestrator time outside the tests */

@@ -329,8 +329,11 @@ static int run_all(struct run_ctx *c)
 {
 	bool running;
 
-	if (!c->o->quiet)
+	if (!c->o->quiet) {
 		printf("KTAP version 1\n1..%u\n", c->specs->len);
+		for (char **e = c->o->env; e && *e; e++)
+			printf("# test setting: %s\n", *e);
+	}
 	g_mutex_lock(&c->lock);
 	while (!all_done(c, &running)) {
 		bool stop = lab_interrupted || lab_virt_lost(c->conn);

@@ -7,6 +7,8 @@
 struct lab_run_opts {
 	char **names;          /* tests/suites; NULL: the topology's suite */
 	int duration_s;        /* LAB_DURATION for the tests, 0: their own */
+	char **env;            /* NAME=VALUE for every program and part
+				* (checked: core/test_env.h), or NULL */
 	bool keep_order;       /* run in the order named (lab stress) */
 	bool quiet;            /* no KTAP on stdout (lab stress prints its own) */
 	const char *runs_root; /* NULL: $LAB_HOME/runs (with runs/latest) */

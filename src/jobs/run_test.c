@@ -165,7 +165,11 @@ char *lab_run_script(struct run_ctx *c, const struct spec *s,
 	if (!part && s->t->netem)
 		g_string_append_printf(cmd, "tc qdisc replace dev eth0 root netem "
 				       "delay %s || exit 3; ", s->t->netem);
-	g_string_append_printf(cmd, "exec env LAB_TEST='%s'", s->name);
+	g_string_append(cmd, "exec env");
+	/* first: the runner's own settings below are never overridden */
+	for (char **e = c->o->env; e && *e; e++)
+		g_string_append_printf(cmd, " %s", *e);
+	g_string_append_printf(cmd, " LAB_TEST='%s'", s->name);
 	if (part)
 		g_string_append_printf(cmd, " LAB_PART='%s'", part);
 	append_guests(c, s, cmd);

@@ -356,7 +356,7 @@ static int iterate(struct lab_stress *s, const struct lab_stress_opts *so,
 	char *runs = g_build_filename(s->dir, "runs", NULL);
 	char *dumps = g_build_filename(s->dir, "dumps", NULL);
 	struct lab_run_opts o = { .names = order, .keep_order = true, .quiet = true,
-				  .runs_root = runs, .dump_dir = dumps,
+				  .env = s->env, .runs_root = runs, .dump_dir = dumps,
 				  .inject_crash = so->inject_crash == s->iteration + 1 };
 	char *run_dir = NULL;
 	struct lab_run *run = NULL;

@@ -62,6 +62,7 @@ static struct lab_stress *part_new(const struct part *p)
 	s->topology = g_strdup(a->topology);
 	s->kernel = g_strdup(a->kernel);
 	s->names = g_strdupv(a->names);
+	s->env = g_strdupv(a->env);
 	s->seed = a->seed + p->index; /* each host its own orders */
 	s->duration_s = a->duration_s;
 	s->loops = share(p);

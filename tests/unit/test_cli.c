@@ -65,6 +65,7 @@ static void expect(int want_rc, const char *needle, int argc, ...)
 	case 3: rc = run(&out, 3, argv[0], argv[1], argv[2]); break;
 	case 4: rc = run(&out, 4, argv[0], argv[1], argv[2], argv[3]); break;
 	case 5: rc = run(&out, 5, argv[0], argv[1], argv[2], argv[3], argv[4]); break;
+	case 6: rc = run(&out, 6, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5]); break;
 	default: fail_msg("arity"); return;
 	}
 	if (rc != want_rc)
@@ -172,6 +173,10 @@ static void test_bad_numbers(void **s)
 	expect(2, "--loops needs a whole number", 4, "lab", "stress", "--loops", "many");
 	expect(2, "--duration needs seconds", 4, "lab", "stress", "--duration", "8 h");
 	expect(2, "--keep needs a value", 4, "lab", "cache", "prune", "--keep");
+	expect(2, "--env LAB_TEST=x: LAB_TEST is set by lab", 4, "lab", "run", "--env", "LAB_TEST=x");
+	expect(2, "LAB_NETNS is given twice", 6, "lab", "stress", "--env", "LAB_NETNS=1",
+	       "--env", "LAB_NETNS=2");
+	expect(2, "has a character other than", 4, "lab", "run", "--env", "LAB_X=`id`");
 }
 
 /* check-topology loads and validates only: a summary, or the error. */

@@ -116,6 +116,7 @@ static void test_round_trip(void **st)
 	s->kernel_dir = g_strdup("/k");
 	s->seed = 42;
 	s->names = g_strsplit("smoke", ";", -1);
+	s->env = g_strsplit("LAB_NETNS=512;LAB_ROUNDS=2", ";", -1);
 	s->iteration = 3;
 	s->tests_run = 6;
 	s->elapsed_s = 61.5;
@@ -140,6 +141,7 @@ static void test_round_trip(void **st)
 	assert_int_equal(back->seed, 42);
 	assert_int_equal(back->iteration, 3);
 	assert_string_equal(back->names[0], "smoke");
+	assert_string_equal(back->env[1], "LAB_ROUNDS=2");
 	t = lab_stress_test_get(back, "t010-dvb-demux-feeds");
 	assert_int_equal(t->fail, 1);
 	assert_true(t->quarantined);
@@ -150,6 +152,7 @@ static void test_round_trip(void **st)
 	assert_int_equal(back->crashes->len, 1);
 	text = lab_stress_text(back);
 	assert_non_null(strstr(text, "QUARANTINED"));
+	assert_non_null(strstr(text, "test settings: LAB_NETNS=512 LAB_ROUNDS=2"));
 	/* the printed command opens a SLOB kernel's dump */
 	assert_non_null(strstr(text, "crash --no_kmem_cache /k/vmlinux"));
 	assert_non_null(strstr(text, "0.33 ["));
@@ -195,6 +198,10 @@ static void test_crafted_states(void **st)
 		{ "\"quarantine_after\":3", "\"quarantine_after\":0", "out of range" },
 		{ "\"started\":1700000000", "\"started\":-5", "out of range" },
 		{ "\"id\":\"20261204-083000\"", "\"id\":\"20261204-083000/../x\"", "no id" },
+		{ "\"names\":[\"smoke\"]", "\"names\":[\"smoke\"],\"env\":[\"LAB_X=$(reboot)\"]",
+		  "a test setting (env)" },
+		{ "\"names\":[\"smoke\"]", "\"names\":[\"smoke\"],\"env\":[\"LAB_TEST=x\"]",
+		  "a test setting (env)" },
 	};
 	/* what lab itself writes: one host's part of a spread run, a
 	 * topology given as a path */
