@@ -108,12 +108,13 @@ static void part_collect(struct run_ctx *c, const struct spec *s, struct lab_par
 	d = lab_virt_guest(c->conn, x->g->name);
 	if (!d)
 		return;
-	if (lab_agent_exec_collect(d, x->pid, left > 5 ? (int)left : 5, &res) == 0) {
+	/* Ctrl-C ends the wait: the part is killed like one out of time */
+	if (lab_agent_exec_collect(d, x->pid, left > 5 ? (int)left : 5, 0, &res) == 0) {
 		x->exit_code = res.exit_code;
 	} else {
 		lab_agent_kill(d, x->pid, true);
 		lab_exec_result_clear(&res);
-		lab_agent_exec_collect(d, x->pid, 10, &res);
+		lab_agent_exec_collect(d, x->pid, 10, LAB_AGENT_UNINTERRUPTIBLE, &res);
 		x->exit_code = -1;
 	}
 	x->out = g_strdup(res.out ? res.out : "");

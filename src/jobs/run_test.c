@@ -311,7 +311,7 @@ static void run_program(struct run_ctx *c, const struct spec *s,
 		o->timed_out = how == 1 && w.oops_at == 0;
 		lab_agent_kill(d, res.pid, true);
 		/* what it printed before the kill still says what it saw */
-		if (lab_agent_exec_collect(d, res.pid, 10, &res) == 0)
+		if (lab_agent_exec_collect(d, res.pid, 10, LAB_AGENT_UNINTERRUPTIBLE, &res) == 0)
 			o->exit_code = -1;
 	}
 	*out = g_strdup(res.out ? res.out : "");

@@ -178,6 +178,71 @@ static void keep_dump(struct lab_stress *s, struct lab_stress_crash *c,
 		 c->title, s->kernel_dir ? s->kernel_dir : "KERNEL_DIR", s->dir, rel);
 }
 
+/* One failure of R filed under TITLE: counts, times, excerpt, and the
+ * dump of a guest that died with the first TITLE (PRIMARY) only. */
+static void file_crash(struct lab_stress *s, const struct lab_run *run,
+		       const struct lab_result *r, const char *title, gint64 now,
+		       bool primary)
+{
+	struct lab_stress_crash *c = lab_stress_crash_get(s, title);
+
+	if (!c->first)
+		c->first = now;
+	c->last = now;
+	c->count++;
+	if (!g_ptr_array_find_with_equal_func(c->tests, r->name, g_str_equal, NULL))
+		g_ptr_array_add(c->tests, g_strdup(r->name));
+	keep_excerpt(s, c, run, r);
+	if (primary)
+		keep_dump(s, c, r);
+}
+
+char **lab_stress_part_fails(const char *out)
+{
+	GPtrArray *a = g_ptr_array_new();
+	const char *p = out ? strstr(out, "# ---- part ") : NULL;
+
+	while (p) {
+		const char *eol = strchr(p, '\n'), *next, *l, *words = NULL;
+
+		if (!eol)
+			break;
+		next = strstr(eol, "\n# ---- part ");
+		if (g_strstr_len(p, eol - p, ", exit 1 ----"))
+			for (l = eol + 1; *l && (!next || l <= next); l = strchr(l, '\n') + 1) {
+				if (g_str_has_prefix(l, "# result: fail: "))
+					words = l + strlen("# result: fail: ");
+				if (!strchr(l, '\n'))
+					break;
+			}
+		if (words)
+			g_ptr_array_add(a, g_strndup(words, strcspn(words, "\n")));
+		p = next ? next + 1 : NULL;
+	}
+	g_ptr_array_add(a, NULL);
+	return (char **)g_ptr_array_free(a, FALSE);
+}
+
+/* The titles of R's failed parts (stable titles), from its output. */
+static char **part_titles(const struct lab_run *run, const struct lab_result *r)
+{
+	char *p = g_build_filename(run->dir, r->dir, "output.txt", NULL), *out = NULL;
+	char **words;
+
+	if (!r->dir || !g_file_get_contents(p, &out, NULL, NULL))
+		out = NULL;
+	words = lab_stress_part_fails(out);
+	for (char **w = words; *w; w++) {
+		char *t = lab_stress_title(*w);
+
+		g_free(*w);
+		*w = t;
+	}
+	g_free(out);
+	g_free(p);
+	return words;
+}
+
 static void add_result(struct lab_stress *s, const struct lab_run *run,
 		       const struct lab_result *r, gint64 iteration_start, bool *failed)
 {
@@ -209,21 +274,17 @@ static void add_result(struct lab_stress *s, const struct lab_run *run,
 			 t->crash_streak);
 	}
 	if (is_crash(r)) {
-		char *title = crash_title(r);
-		struct lab_stress_crash *c = lab_stress_crash_get(s, title);
+		char *title = crash_title(r), **more = part_titles(run, r);
 
 		*failed = true;
 		if (!t->first_fail)
 			t->first_fail = now;
 		t->last_fail = now;
-		if (!c->first)
-			c->first = now;
-		c->last = now;
-		c->count++;
-		if (!g_ptr_array_find_with_equal_func(c->tests, r->name, g_str_equal, NULL))
-			g_ptr_array_add(c->tests, g_strdup(r->name));
-		keep_excerpt(s, c, run, r);
-		keep_dump(s, c, r);
+		file_crash(s, run, r, title, now, true);
+		for (char **m = more; *m; m++)
+			if (strcmp(*m, title))
+				file_crash(s, run, r, *m, now, false);
+		g_strfreev(more);
 		g_free(title);
 	} else if (r->dump) {
 		unlink(r->dump);

@@ -25,6 +25,13 @@ struct lab_stress_opts {
  * failed to start, 3 the host dropped out (*host_lost), 130 Ctrl-C. */
 int lab_stress_here(struct lab_stress *s, const struct lab_stress_opts *so,
 		    bool *host_lost);
+/* The words of each part that failed (exit 1) in OUT, a test's output as
+ * run_parts.c writes it ("# ---- part ROLE: PROG on GUEST, exit N ----",
+ * then that program's output): its last "# result: fail: WORDS" line.
+ * NULL-terminated. Pure. A part's bug gets its own title even when a
+ * console report or another part decided the test's verdict (the soak:
+ * 004's lockdep on the tty guest and 011 on the conntrack host at once). */
+char **lab_stress_part_fails(const char *out);
 /* $LAB_HOME/stress/ID */
 char *lab_stress_dir(const char *id);
 

@@ -176,12 +176,12 @@ int lab_agent_sh(virDomainPtr dom, const char *cmd, int timeout_s,
 }
 
 int lab_agent_exec_collect(virDomainPtr dom, long pid, int timeout_s,
-			   struct lab_exec_result *res)
+			   unsigned flags, struct lab_exec_result *res)
 {
 	lab_exec_result_clear(res);
 	res->exit_code = -1;
 	res->timed_out = false;
-	return exec_wait(dom, pid, timeout_s, LAB_AGENT_UNINTERRUPTIBLE, NULL, NULL, res) == 0
+	return exec_wait(dom, pid, timeout_s, flags, NULL, NULL, res) == 0
 		? 0 : -1;
 }
 

@@ -34,9 +34,10 @@ int lab_agent_exec_watch(virDomainPtr dom, const char *const *argv,
 /* Convenience: /bin/sh -c CMD. */
 int lab_agent_sh(virDomainPtr dom, const char *cmd, int timeout_s,
 		 unsigned flags, struct lab_exec_result *res);
-/* Wait up to timeout_s more for a guest-exec'd PID to end (after a kill)
- * and take what it printed: 0 when it ended (res filled). */
-int lab_agent_exec_collect(virDomainPtr dom, long pid, int timeout_s,
+/* Wait up to timeout_s more for a guest-exec'd PID to end and take what
+ * it printed: 0 when it ended (res filled). FLAGS: 0 stops waiting at
+ * Ctrl-C; LAB_AGENT_UNINTERRUPTIBLE (after a kill) does not. */
+int lab_agent_exec_collect(virDomainPtr dom, long pid, int timeout_s, unsigned flags,
 			   struct lab_exec_result *res);
 /* SIGKILL PID in the guest, or its whole process group (a command
  * started under setsid leads a group of its own). */

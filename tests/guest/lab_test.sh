@@ -65,7 +65,8 @@ trap 'finish 3 "time bound of $BOUND s exceeded"' TERM
 side_run() {
 	n=$1
 	shift
-	( LAB_BOUNDED='' "$@" >"/tmp/lab-side.$n" 2>&1; echo $? >"/tmp/lab-side.$n.rc" ) &
+	# set +e: a failing workload must still leave its exit code
+	( set +e; LAB_BOUNDED='' "$@" >"/tmp/lab-side.$n" 2>&1; echo $? >"/tmp/lab-side.$n.rc" ) &
 }
 side_verdict() {
 	wait

@@ -6,5 +6,5 @@
 # the NFS client's and the tty guest's flows (not the NFS server's).
 set -eu
 exec env LAB_NET_CLIENTS=nfs-client,tty LAB_NETNS="${LAB_NETNS:-256}" \
-	LAB_ROUNDS="${LAB_ROUNDS:-3}" LAB_BOUND="${LAB_BOUND:-560}" \
+	LAB_ROUNDS="${LAB_ROUNDS:-3}" LAB_BOUND="${LAB_BOUND:-860}" \
 	"$(dirname "$0")/t014-netns-churn-serve"

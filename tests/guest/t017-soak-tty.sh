@@ -5,7 +5,7 @@
 set -eu
 
 NAME=t017-soak-tty
-BOUND=${LAB_BOUND:-560}
+BOUND=${LAB_BOUND:-860}
 DIR=$(dirname "$0")
 
 # shellcheck disable=SC2317 # runs from the EXIT trap
@@ -19,7 +19,7 @@ cleanup() {
 # shellcheck disable=SC2317 # called through side_run
 ptys() {
 	rc=0
-	stress-ng --pty 2 --timeout "${SECONDS_}s" --metrics-brief \
+	stress-ng --pty 2 --pty-max 16 --timeout "${SECONDS_}s" --metrics-brief \
 		>/tmp/lab-t017.ng 2>&1 || rc=$?
 	cat /tmp/lab-t017.ng
 	awk '$4 == "pty" && $5 ~ /^[0-9]+$/ { printf "# counts: stress_ng_pty_ops=%s pty_ops_per_s=%s\n", $5, $9 }' /tmp/lab-t017.ng

@@ -12,7 +12,7 @@
 set -eu
 
 NAME=t017-soak
-BOUND=${LAB_BOUND:-560}
+BOUND=${LAB_BOUND:-860}
 DIR=$(dirname "$0")
 
 # shellcheck disable=SC2317 # runs from the EXIT trap

@@ -174,6 +174,44 @@ static void test_round_trip(void **st)
 	g_free(p);
 }
 
+/* Each failed part's own words, however the test's verdict was decided:
+ * nested workloads' lines (prefixed) and parts that errored do not count. */
+static void test_part_fails(void **st)
+{
+	static const struct {
+		const char *out;
+		const char *want[3];
+	} cases[] = {
+		{ NULL, { NULL } },
+		{ "# result: fail: the test's own\n", { NULL } },
+		{ "# result: pass: x\n# ---- part tty: t017-soak-tty on tty, exit 1 ----\n"
+		  "# storm: # result: fail: nested\n# result: fail: storm: lockdep reported\n"
+		  "# ---- part conntrack: t017-soak-conntrack on conntrack, exit 1 ----\n"
+		  "# round 0: checked\n# result: fail: conntrack lookups crossed namespaces: 5 flows\n",
+		  { "storm: lockdep reported", "conntrack lookups crossed namespaces: 5 flows", NULL } },
+		{ "# ---- part tty: p on tty, exit 3 ----\n# result: error: no time\n"
+		  "# ---- part conntrack: q on conntrack, exit 1 ----\n# result: fail: last part",
+		  { "last part", NULL } },
+		{ "# ---- part tty: p on tty, exit 1 ----\n# no result line\n"
+		  "# ---- part conntrack: q on conntrack, exit -1: did not start ----\n"
+		  "# result: fail: not this one\n", { NULL } },
+		{ "# ---- part tty: p on tty, exit 1 ----", { NULL } },
+	};
+	size_t i, j;
+
+	(void)st;
+	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char **got = lab_stress_part_fails(cases[i].out);
+
+		for (j = 0; cases[i].want[j] || got[j]; j++)
+			if (!cases[i].want[j] || !got[j] || strcmp(cases[i].want[j], got[j]))
+				fail_msg("case %zu, %zu: want '%s', got '%s'", i, j,
+					 cases[i].want[j] ? cases[i].want[j] : "(end)",
+					 got[j] ? got[j] : "(end)");
+		g_strfreev(got);
+	}
+}
+
 /* stress.json is read back by --status and --resume: a crafted one is
  * refused with its reason, never crashes the printing or the loop. */
 static void test_crafted_states(void **st)
@@ -358,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_titles),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_part_fails),
 		cmocka_unit_test(test_crafted_states),
 		cmocka_unit_test(test_unique_dirs),
 		cmocka_unit_test(test_merge),
