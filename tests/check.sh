@@ -264,9 +264,12 @@ crash_restart() {
 # runs the new program: a copy of the tree with t099's MARK changed.
 selftest_marker() {
 	local src mark out run
-	run_tests selftest-1 t099-lab-selftest
+	run_tests selftest-1 --env LAB_SELFTEST_NOTE=ci-$$ t099-lab-selftest
 	grep -q "lab-selftest mark: original" "$logs/run-selftest-1/tests/t099-lab-selftest/output.txt" 2>/dev/null
 	record "t099 runs in the restored guest (mark: original)" $? "$(tail -5 "$logs/run-selftest-1.log")"
+	grep -q "lab-selftest note: ci-$$" "$logs/run-selftest-1/tests/t099-lab-selftest/output.txt" 2>/dev/null
+	record "lab run --env LAB_SELFTEST_NOTE=... reaches the test program" $? \
+		"$(tail -3 "$logs/run-selftest-1/tests/t099-lab-selftest/output.txt" 2>&1)"
 	step "lab down (before the changed test program)" 300 ./lab down
 	src=$(mktemp -d /tmp/lab-src.XXXXXX)
 	mark=changed-$$
