@@ -8,7 +8,8 @@
  *   lab-netns add PREFIX FIRST COUNT
  *	Namespaces PREFIXi, i in [FIRST, FIRST+COUNT), as `ip netns add`
  *	makes them (a bind mount of the namespace on /run/netns/PREFIXi), so
- *	that ip(8), conntrack(8) and `ip netns del` see them.
+ *	that ip(8), conntrack(8) and `ip netns del` see them; first waits
+ *	until the root-side veths of a set deleted before are gone.
  *   lab-netns veths PREFIX FIRST COUNT
  *	Print the `ip -batch` lines that give each a veth pair (vI in the
  *	root, e0 inside) and the root side its address (lab_netplan.h).
@@ -52,7 +53,8 @@
 
 #define NETNS_DIR "/run/netns"
 #define KEEP_S "600"	/* longer than any test's bound */
-#define GONE_MS 60000	/* a deleted namespace's veths are gone by then */
+#define GONE_MS 60000	/* a deleted set's veths are gone by then, */
+#define GONE_MS_EACH 500	/* plus this per namespace of the set */
 
 static void die(const char *what, const char *detail)
 {
@@ -95,10 +97,16 @@ static void add_one(const char *path)
 	}
 }
 
+static int wait_set_gone(int first, int count);
+
+/* A set purged just before (a test's start, the soak's next iteration) may
+ * still be dismantled: its veths' names must be free first. */
 static int add(const char *prefix, int first, int count)
 {
 	char path[256];
 
+	if (wait_set_gone(first, count))
+		return 3;
 	if (mkdir(NETNS_DIR, 0755) && errno != EEXIST)
 		die("mkdir", NETNS_DIR);
 	for (int i = first; i < first + count; i++) {
@@ -108,15 +116,16 @@ static int add(const char *prefix, int first, int count)
 	return 0;
 }
 
-/* A namespace goes in the background (cleanup_net), its veths with it:
- * wait until root-side vI is gone, so that a namespace made again under
- * the same name and index right after finds the name free. */
-static int wait_gone(int i)
+/* A namespace goes in the background (cleanup_net, in batches: hundreds
+ * at once take minutes under TCG), its veths with it: wait until root-side
+ * vI is gone, so that a namespace made again under the same name and index
+ * right after finds the name free.  One deadline for the whole set. */
+static int wait_gone(int i, int deadline_ms, int *waited_ms)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/sys/class/net/v%d", i);
-	for (int ms = 0; ms < GONE_MS; ms += 20) {
+	for (; *waited_ms < deadline_ms; *waited_ms += 20) {
 		if (access(path, F_OK))
 			return 0;
 		usleep(20000);
@@ -124,10 +133,23 @@ static int wait_gone(int i)
 	return 3;
 }
 
+/* Every root-side veth of FIRST..FIRST+COUNT-1 gone, within one deadline
+ * for the set: 0, or 3 with a message. */
+static int wait_set_gone(int first, int count)
+{
+	int rc = 0, waited = 0, deadline = GONE_MS + count * GONE_MS_EACH;
+
+	for (int i = first; i < first + count && !rc; i++)
+		rc = wait_gone(i, deadline, &waited);
+	if (rc)
+		fprintf(stderr, "lab-netns: veths of deleted namespaces still there after %d s\n",
+			deadline / 1000);
+	return rc;
+}
+
 static int del(const char *prefix, int first, int count)
 {
 	char path[256];
-	int rc = 0;
 
 	for (int i = first; i < first + count; i++) {
 		ns_path(prefix, i, path, sizeof(path));
@@ -136,12 +158,7 @@ static int del(const char *prefix, int first, int count)
 		if (unlink(path) && errno != ENOENT)
 			die("unlink", path);
 	}
-	for (int i = first; i < first + count && !rc; i++)
-		rc = wait_gone(i);
-	if (rc)
-		fprintf(stderr, "lab-netns: veths of deleted namespaces still there after %d s\n",
-			GONE_MS / 1000);
-	return rc;
+	return wait_set_gone(first, count);
 }
 
 static int purge(const char *prefix)
