@@ -39,6 +39,10 @@ row "smoke: up from the saved state" "$secs" "lab up -t smoke"
 $lab exec --timeout 5 smoke -- sh -c 'echo c > /proc/sysrq-trigger' >/dev/null 2>&1
 t $lab restart smoke
 row "smoke: restart of a crashed guest" "$secs" "lab restart smoke (after sysrq-c)"
+# another instance, on the state this one saved
+t env LAB_INSTANCE="$LAB_INSTANCE-2" $lab up -t smoke
+row "smoke: a second instance up (the same saved state)" "$secs" "LAB_INSTANCE=other lab up -t smoke"
+env LAB_INSTANCE="$LAB_INSTANCE-2" $lab down >/dev/null 2>&1
 $lab down >/dev/null 2>&1
 
 if [ "${BENCH_DEFAULT:-1}" != 0 ]; then
@@ -50,6 +54,11 @@ if [ "${BENCH_DEFAULT:-1}" != 0 ]; then
 	$lab down >/dev/null 2>&1
 	t $lab up -t default
 	row "default (4 guests): up from the saved state" "$secs" "lab up -t default"
+	# another instance beside it, on the same saved state (a renamed copy
+	# of each state file, no second saved state)
+	t env LAB_INSTANCE="$LAB_INSTANCE-2" $lab up -t default
+	row "default: a second instance up beside it" "$secs" "LAB_INSTANCE=other lab up -t default"
+	env LAB_INSTANCE="$LAB_INSTANCE-2" $lab down >/dev/null 2>&1
 	$lab down >/dev/null 2>&1
 fi
 

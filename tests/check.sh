@@ -518,15 +518,38 @@ store_takeover() {
 	rm -rf "$d"
 }
 
-# A second instance of the lab on the same host survives the first's
-# up and down (ownership by tag, not by name prefix).
+# saved_count: complete saved states in this machine's store
+saved_count() { compgen -G "$LAB_HOME_DIR/store/saved-*.ok" | wc -l; }
+
+# A second instance restores the ready state the first saved (no boot, no
+# second copy), both run `lab run` at the same time with correct results,
+# and the second survives the first's up and down (ownership by tag, not
+# by name prefix).
 second_instance() {
-	local other=${LAB_INSTANCE}2 alive
+	local other=${LAB_INSTANCE}2 alive n0 pa pb ra rb
+	n0=$(saved_count)
 	LAB_INSTANCE=$other ./lab up -t smoke >"$logs/other-up.log" 2>&1 || {
 		record "second instance $other comes up" 1 "$(tail -5 "$logs/other-up.log")"
 		return
 	}
+	grep -q "smoke .*restored in" "$logs/other-up.log" && ! grep -q "booted in" "$logs/other-up.log" &&
+		[ "$(saved_count)" = "$n0" ]
+	record "instance $other restores the ready state $LAB_INSTANCE saved, storing no second one" $? \
+		"saved states $n0 -> $(saved_count); $(tail -3 "$logs/other-up.log")"
 	./lab up -t smoke >"$logs/first-up.log" 2>&1
+	LAB_INSTANCE=$other timeout 600 ./lab run t099-lab-selftest t010-dvb-demux-feeds \
+		>"$logs/other-run.log" 2>&1 &
+	pa=$!
+	timeout 600 ./lab run t099-lab-selftest t010-dvb-demux-feeds >"$logs/first-run.log" 2>&1 &
+	pb=$!
+	wait $pa
+	ra=$?
+	wait $pb
+	rb=$?
+	[ $ra = 0 ] && [ $rb = 0 ] && grep -q "^ok .*t010-dvb" "$logs/other-run.log" &&
+		grep -q "^ok .*t010-dvb" "$logs/first-run.log"
+	record "two instances on one saved state run lab run at the same time: both pass" $? \
+		"exit $ra and $rb; $(tail -3 "$logs/other-run.log"; tail -3 "$logs/first-run.log")"
 	./lab down >/dev/null 2>&1
 	alive=$(virsh -c qemu:///system list --name 2>/dev/null | grep -c "^$other-smoke$")
 	[ "$alive" = 1 ]

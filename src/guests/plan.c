@@ -27,6 +27,7 @@ static void plan_free(struct lab_plan *p)
 	g_strfreev(p->disks);
 	g_free(p->console_vol);
 	g_free(p->console);
+	g_free(p->copy);
 	g_free(p->xml);
 }
 
@@ -48,41 +49,60 @@ static char *in_store(struct lab_inst *in, const char *name)
 	return name ? lab_store_path(in->store, name) : NULL;
 }
 
+/* S for P on ROOT and DISKS (volume names); the paths S points at are
+ * PATHS's. */
+static void plan_spec(struct lab_inst *in, const struct lab_up_plan *u,
+		      const struct lab_plan *p, const char *owner, const char *root,
+		      char *const *disks, struct lab_domain_spec *s, GPtrArray *paths)
+{
+	GPtrArray *scratch = g_ptr_array_new();
+	int i;
+
+	for (i = 0; disks && disks[i]; i++)
+		g_ptr_array_add(scratch, in_store(in, disks[i]));
+	g_ptr_array_add(scratch, NULL);
+	memset(s, 0, sizeof(*s));
+	s->name = p->domain;
+	s->type = u->type;
+	s->memory_mib = p->g->memory_mib;
+	s->vcpus = p->g->vcpus;
+	s->kernel = p->kernel;
+	s->initrd = p->initrd;
+	s->cmdline = p->cmdline;
+	s->root_disk = in_store(in, root);
+	s->seed_iso = p->seed;
+	s->tests_iso = u->tests;
+	s->scratch_disks = (const char *const *)scratch->pdata;
+	s->network = p->network;
+	s->mac = p->mac;
+	s->console_log = in_store(in, p->console_vol);
+	s->owner = owner;
+	for (i = 0; p->g->devices[i]; i++)
+		s->intel_hda |= strcmp(p->g->devices[i], "intel-hda") == 0;
+	g_ptr_array_add(paths, (char *)s->root_disk);
+	g_ptr_array_add(paths, (char *)s->console_log);
+	for (i = 0; disks && disks[i]; i++)
+		g_ptr_array_add(paths, g_ptr_array_index(scratch, i));
+	g_ptr_array_add(paths, g_ptr_array_free(scratch, FALSE));
+}
+
 char *lab_plan_xml(struct lab_inst *in, const struct lab_up_plan *u,
 		   const struct lab_plan *p, const char *owner,
 		   const char *root, char *const *disks)
 {
-	struct lab_domain_spec s;
 	GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+	struct lab_domain_spec s;
 	char *xml;
-	int i;
 
-	for (i = 0; disks && disks[i]; i++)
-		g_ptr_array_add(paths, in_store(in, disks[i]));
-	g_ptr_array_add(paths, NULL);
-	memset(&s, 0, sizeof(s));
-	s.name = p->domain;
-	s.type = u->type;
-	s.memory_mib = p->g->memory_mib;
-	s.vcpus = p->g->vcpus;
-	s.kernel = p->kernel;
-	s.initrd = p->initrd;
-	s.cmdline = p->cmdline;
-	s.root_disk = in_store(in, root);
-	s.seed_iso = p->seed;
-	s.tests_iso = u->tests;
-	s.scratch_disks = (const char *const *)paths->pdata;
-	s.network = p->network;
-	s.mac = p->mac;
-	s.console_log = in_store(in, p->console_vol);
-	s.owner = owner;
-	for (i = 0; p->g->devices[i]; i++)
-		s.intel_hda |= strcmp(p->g->devices[i], "intel-hda") == 0;
+	plan_spec(in, u, p, owner, root, disks, &s, paths);
 	xml = lab_domain_xml(&s);
-	g_free((char *)s.root_disk);
-	g_free((char *)s.console_log);
 	g_ptr_array_free(paths, TRUE);
 	return xml;
+}
+
+char *lab_plan_copy_vol(const char *guest)
+{
+	return lab_inst_vol("%s-restore.state", guest);
 }
 
 /* A cached file in the store under its content name (put when missing). */
@@ -131,7 +151,8 @@ static int plan_guest(struct lab_inst *in, const struct lab_guest *g,
 		goto fail;
 	p->cmdline = lab_guest_cmdline(g->cmdline);
 	p->network = lab_inst_name(g->network);
-	p->mac = lab_mac_for(p->domain);
+	/* the topology's, in every instance: a restore must match it */
+	p->mac = lab_mac_for(g->name);
 	p->user_data = lab_seed_user_data(g);
 	p->meta_data = lab_seed_meta_data(g);
 	if (!p->user_data || !(iso = lab_seed_iso(p->user_data, p->meta_data)))
@@ -147,6 +168,7 @@ static int plan_guest(struct lab_inst *in, const struct lab_guest *g,
 	p->disks = (char **)g_ptr_array_free(disks, FALSE);
 	p->console_vol = lab_inst_vol("%s-console.log", g->name);
 	p->console = g_strdup_printf("%s/consoles/%s.log", in->dir, g->name);
+	p->copy = lab_plan_copy_vol(g->name);
 	return 0;
 fail:
 	g_ptr_array_free(disks, TRUE);
@@ -175,7 +197,12 @@ static void plan_key(struct lab_inst *in, const struct lab_topology *t,
 	for (i = 0; i < u->n; i++) {
 		struct lab_plan *p = &u->ps[i];
 
-		p->xml = lab_plan_xml(in, u, p, NULL, p->root, p->disks);
+		GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+		struct lab_domain_spec s;
+
+		plan_spec(in, u, p, NULL, p->root, p->disks, &s, paths);
+		p->xml = lab_saved_key_xml(&s, p->g->name, p->g->network);
+		g_ptr_array_free(paths, TRUE);
 		inputs[i].guest = p->g->name;
 		inputs[i].domain_xml = p->xml;
 		inputs[i].user_data = p->user_data;

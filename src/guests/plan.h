@@ -28,7 +28,9 @@ struct lab_plan {
 	char **disks;       /* its own scratch disks (volume names) */
 	char *console_vol;  /* its serial log (volume name) */
 	char *console;      /* the local copy of it */
-	char *xml;          /* domain XML without the owner tag: part of the key */
+	char *copy;         /* its own volume for a renamed copy of a saved
+			     * state file while it restores (saved.h) */
+	char *xml;          /* the key's domain XML (lab_saved_key_xml) */
 	double ready_s;
 	bool restored;
 };
@@ -56,5 +58,8 @@ void lab_plan_clear(struct lab_up_plan *u);
 char *lab_plan_xml(struct lab_inst *in, const struct lab_up_plan *u,
 		   const struct lab_plan *p, const char *owner,
 		   const char *root, char *const *disks);
+
+/* The name of GUEST's own volume for a renamed copy of a state file. */
+char *lab_plan_copy_vol(const char *guest);
 
 #endif

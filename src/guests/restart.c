@@ -2,6 +2,7 @@
 #include "guests/restart.h"
 #include "core/owner.h"
 #include "guests/instance.h"
+#include "guests/plan.h"
 #include "guests/ready.h"
 #include "guests/up.h"
 #include "store/saved.h"
@@ -61,20 +62,25 @@ static int restart_load(struct lab_inst *in, const char *guest, struct restart *
 
 static int from_saved(struct lab_inst *in, const char *guest, struct restart *r)
 {
-	struct lab_saved_guest sg = { guest, r->domain, r->xml, r->root, r->disks, 0 };
+	char *copy = lab_plan_copy_vol(guest);
+	struct lab_saved_guest sg = { guest, r->domain, r->xml, r->root, r->disks, copy, 0 };
 	char *names[] = { (char *)guest, NULL }, *why;
 	bool absent;
+	int rc;
 
-	if (!r->saved)
+	if (!r->saved) {
+		g_free(copy);
 		return -1;
+	}
 	if ((why = lab_saved_check(in->store, r->saved, names, &absent))) {
 		lab_err("no saved state to restart %s from: %s", guest, why);
 		g_free(why);
+		g_free(copy);
 		return -1;
 	}
-	if (lab_saved_restore(in->store, in->conn, r->saved, &sg) != 0)
-		return -1;
-	return lab_ready_settle(in->conn, guest, r->domain);
+	rc = lab_saved_restore(in->store, in->conn, r->saved, &sg);
+	g_free(copy);
+	return rc == 0 ? lab_ready_settle(in->conn, guest, r->domain) : -1;
 }
 
 static int by_boot(struct lab_inst *in, const char *guest, struct restart *r,

@@ -30,6 +30,7 @@ struct up {
 	const struct lab_topology *t;
 	const struct lab_up_opts *o;
 	struct lab_up_plan plan;
+	bool no_save; /* another instance runs on (or saves) the state */
 };
 
 /* ---- what goes into state.ini ---- */
@@ -88,6 +89,7 @@ static int own_volumes(struct lab_inst *in, const struct lab_plan *p,
 	g_free(consoles);
 	unlink(p->console);
 	g_ptr_array_add(names, p->console_vol);
+	g_ptr_array_add(names, p->copy);
 	g_ptr_array_add(names, (char *)root);
 	for (i = 0; disks[i]; i++)
 		g_ptr_array_add(names, disks[i]);
@@ -307,7 +309,7 @@ static int restore_record(struct up *u, struct restore_job *j, struct lab_plan *
 	j->p = p;
 	j->xml = lab_plan_xml(u->in, &u->plan, p, owner, p->root, p->disks);
 	j->sg = (struct lab_saved_guest){ p->g->name, p->domain, j->xml, p->root,
-					  p->disks, p->ready_s };
+					  p->disks, p->copy, p->ready_s };
 	record_guest(u->in, p, "restored", p->root, p->disks);
 	rc = own_volumes(u->in, p, p->root, p->disks) == 0 &&
 	     keep_xml(u->in, p, j->xml) == 0 ? 0 : -1;
@@ -369,7 +371,12 @@ static void stop_guests(struct up *u)
 static int disown_saved(struct up *u, const struct lab_plan *p)
 {
 	char *root, **disks = boot_disks(u, p, true, &root);
+	char *claim = lab_saved_name(u->plan.key, NULL, "-claim");
 	int rc = lab_inst_disown(u->in, root), i;
+
+	if (rc == 0)
+		rc = lab_inst_disown(u->in, claim);
+	g_free(claim);
 
 	for (i = 0; rc == 0 && disks[i]; i++)
 		rc = lab_inst_disown(u->in, disks[i]);
@@ -391,7 +398,7 @@ static int save_all(struct up *u)
 
 		disks[i] = boot_disks(u, p, true, &roots[i]);
 		sg[i] = (struct lab_saved_guest){ p->g->name, p->domain, NULL, roots[i],
-						  disks[i], p->ready_s };
+						  disks[i], NULL, p->ready_s };
 	}
 	rc = lab_saved_save(u->in->store, u->in->conn, u->plan.key, u->t->name, sg, n);
 	for (i = 0; rc == 0 && i < n; i++)
@@ -411,6 +418,22 @@ static int save_all(struct up *u)
 
 /* ---- the whole bring-up ---- */
 
+/* Discard the saved state for WHY unless another instance runs on it;
+ * then it stays and this bring-up does not save. */
+static void discard_unless_used(struct up *u, const char *why)
+{
+	char *text = lab_saved_use_text(u->plan.key);
+
+	if (lab_inst_any_uses(text)) {
+		lab_info("the saved ready state (%s) is in use by another instance: kept; "
+			 "booting without saving", why);
+		u->no_save = true;
+	} else {
+		lab_saved_discard(u->in->store, u->plan.key, why);
+	}
+	g_free(text);
+}
+
 /* Whether a saved state can be restored: false when none, refused
  * (--fresh) or stale (then removed). */
 static bool usable_saved(struct up *u)
@@ -421,7 +444,7 @@ static bool usable_saved(struct up *u)
 	guint i;
 
 	if (u->o->fresh) {
-		lab_saved_discard(u->in->store, u->plan.key, "lab up --fresh");
+		discard_unless_used(u, "lab up --fresh");
 		g_free(names);
 		return false;
 	}
@@ -429,10 +452,41 @@ static bool usable_saved(struct up *u)
 		names[i] = (char *)u->plan.ps[i].g->name;
 	why = lab_saved_check(u->in->store, u->plan.key, names, &absent);
 	if (why && !absent)
-		lab_saved_discard(u->in->store, u->plan.key, why);
+		discard_unless_used(u, why);
 	g_free(names);
 	g_free(why);
 	return why == NULL;
+}
+
+/* Whether this bring-up may boot to save: it holds the state's claim
+ * (store/saved.h). Another instance booting to save the same state keeps
+ * its claim and this one boots without saving; a claim no instance names
+ * is what a killed bring-up left, and goes with its volumes. */
+static bool claim_save(struct up *u)
+{
+	char *claim = lab_saved_name(u->plan.key, NULL, "-claim");
+	char *at = NULL;
+	bool ok = false;
+
+	if (lab_store_has(u->in->store, claim)) {
+		if (lab_inst_any_uses(claim)) {
+			lab_info("another instance boots to save this ready state; "
+				 "booting without saving");
+			goto out;
+		}
+		lab_saved_discard(u->in->store, u->plan.key,
+				  "a bring-up that never finished left it");
+	}
+	if (!(at = lab_inst_own(u->in, claim)))
+		goto out;
+	if (lab_store_claim(u->in->store, claim) == 0)
+		ok = true;
+	else
+		lab_inst_disown(u->in, claim); /* another instance was first */
+out:
+	g_free(at);
+	g_free(claim);
+	return ok;
 }
 
 static int boot_all(struct up *u, bool save)
@@ -440,7 +494,7 @@ static int boot_all(struct up *u, bool save)
 	double t0 = lab_now();
 	guint i;
 
-	save = save && lab_saved_cap_mib() != 0;
+	save = save && !u->no_save && lab_saved_cap_mib() != 0 && claim_save(u);
 	lab_phase_begin("boot guests");
 	for (i = 0; i < u->plan.n; i++)
 		if (lab_interrupted || boot_guest(u, &u->plan.ps[i], save) != 0)

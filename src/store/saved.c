@@ -8,14 +8,16 @@
  * write; external snapshots with memory also freeze the disk by starting a
  * new overlay, but libvirt 9.0 cannot revert to them. A save file plus a
  * frozen overlay is the same pair of files, restorable any number of times,
- * each time under a new overlay. libvirt checks on restore that the name
- * and UUID match the saved domain, so a saved state belongs to one
- * instance (its domain names): the instance is part of the key through the
- * domain XML. */
+ * each time under a new overlay. libvirt checks on restore that the name,
+ * UUID and MACs match the saved domain: the MACs are the topology's, the
+ * same in every instance (each has its own isolated network), and another
+ * instance restores from a copy whose head names its domain. */
 #include "store/saved.h"
+#include "store/save_image.h"
 #include "store/store.h"
 #include "util/util.h"
 #include "virt/conn.h"
+#include "virt/domxml.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,29 @@ char *lab_saved_key(const char *versions, const char *image,
 		lab_hash_str(h, guests[i].meta_data);
 	}
 	return lab_hash_finish(h, KEY_CHARS);
+}
+
+char *lab_saved_key_xml(const struct lab_domain_spec *s, const char *guest,
+			const char *network)
+{
+	struct lab_domain_spec k = *s;
+	GPtrArray *disks = g_ptr_array_new_with_free_func(g_free);
+	char *xml;
+	guint i;
+
+	k.name = guest;
+	k.network = network;
+	k.root_disk = "root";
+	k.console_log = "console";
+	k.tests_iso = s->tests_iso ? "tests" : NULL;
+	k.owner = NULL;
+	for (i = 0; s->scratch_disks && s->scratch_disks[i]; i++)
+		g_ptr_array_add(disks, g_strdup_printf("disk%u", i));
+	g_ptr_array_add(disks, NULL);
+	k.scratch_disks = (const char *const *)disks->pdata;
+	xml = lab_domain_xml(&k);
+	g_ptr_array_free(disks, TRUE);
+	return xml;
 }
 
 char *lab_saved_versions(virConnectPtr c, const char *domain_type)
@@ -406,27 +431,93 @@ int lab_saved_save(struct lab_store *st, virConnectPtr c, const char *key,
 
 /* ---- restore ---- */
 
-/* libvirt restores only under the saved name and UUID: take the UUID from
- * the save file's own XML and put it into ours. */
-char *lab_saved_xml_for(virConnectPtr c, const char *state, const char *xml)
+/* XML with <uuid>UUID</uuid> after its <name>. */
+static char *with_uuid(const char *xml, const char *uuid)
 {
-	char *saved = virDomainSaveImageGetXMLDesc(c, state, 0);
-	const char *u = saved ? strstr(saved, "<uuid>") : NULL;
 	const char *name_end = strstr(xml, "</name>");
-	char *out = NULL;
 
-	if (u && name_end && strstr(u, "</uuid>")) {
-		char *uuid = g_strndup(u, strstr(u, "</uuid>") + 7 - u);
+	if (!name_end)
+		return NULL;
+	return g_strdup_printf("%.*s<uuid>%s</uuid>%s", (int)(name_end + 7 - xml), xml,
+			       uuid, name_end + 7);
+}
 
-		out = g_strdup_printf("%.*s%s%s", (int)(name_end + 7 - xml), xml,
-				      uuid, name_end + 7);
-		g_free(uuid);
+/* The text of the first <TAG> of XML, or NULL. */
+static char *xml_text(const char *xml, const char *tag)
+{
+	char *open = g_strdup_printf("<%s>", tag);
+	const char *a = xml ? strstr(xml, open) : NULL;
+	const char *b = a ? strchr(a + 1, '<') : NULL;
+	char *out = a && b ? g_strndup(a + strlen(open), (gsize)(b - a - strlen(open))) : NULL;
+
+	g_free(open);
+	return out;
+}
+
+/* Volume COPY: state file STATE with a head that names DOMAIN with UUID
+ * (save_image.h), the stream copied by the host. */
+static int renamed_copy(struct lab_store *st, const char *state, const char *copy,
+			const char *domain, const char *uuid)
+{
+	gsize got = 0, len;
+	guchar *head = lab_store_read(st, state, 0, LAB_SAVE_IMAGE_HEAD, &got);
+	char *why = NULL;
+	int rc = -1;
+
+	if (!head)
+		return -1;
+	if ((len = lab_save_image_head_len(head, got, &why))) {
+		g_free(head);
+		if (!(head = lab_store_read(st, state, 0, len, &got)))
+			return -1;
+		why = lab_save_image_rename(head, got, domain, uuid);
+	}
+	if (why)
+		lab_err("host %s: %s: %s", st->host, state, why);
+	else if (lab_store_clone(st, state, copy) == 0 &&
+		 lab_store_overwrite(st, copy, head, len) == 0)
+		rc = 0;
+	g_free(why);
+	g_free(head);
+	return rc;
+}
+
+/* Where G restores from and the XML it restores with: the state file
+ * itself when it holds G's domain (the instance that saved it), else a
+ * renamed copy, its own volume, under a new UUID. */
+static int restore_source(struct lab_store *st, virConnectPtr c, const char *key,
+			  const struct lab_saved_guest *g, char **from, char **xml)
+{
+	char *state = lab_saved_name(key, g->guest, ".state");
+	char *path = lab_store_path(st, state);
+	char *saved = virDomainSaveImageGetXMLDesc(c, path, 0);
+	char *name = xml_text(saved, "name"), *uuid = xml_text(saved, "uuid");
+	int rc = -1;
+
+	if (!name || !uuid) {
+		lab_err("%s: no readable libvirt header (%s)", path,
+			saved ? "no <name> or <uuid>" : lab_virt_error());
+	} else if (!strcmp(name, g->domain)) {
+		*from = g_strdup(path);
+		rc = 0;
 	} else {
-		lab_err("%s: no readable libvirt header (%s)", state,
-			saved ? "no <uuid>" : lab_virt_error());
+		g_free(uuid);
+		uuid = g_uuid_string_random();
+		if (renamed_copy(st, state, g->copy, g->domain, uuid) == 0) {
+			*from = lab_store_path(st, g->copy);
+			rc = 0;
+		}
+	}
+	if (rc == 0 && !(*xml = with_uuid(g->xml, uuid))) {
+		lab_err("the XML of %s names no domain", g->guest);
+		rc = -1;
 	}
 	free(saved);
-	return out;
+	g_free(name);
+	g_free(uuid);
+	g_free(state);
+	g_free(path);
+	return rc;
 }
 
 static int own_over_frozen(struct lab_store *st, const char *key,
@@ -451,21 +542,23 @@ static int own_over_frozen(struct lab_store *st, const char *key,
 int lab_saved_restore(struct lab_store *st, virConnectPtr c, const char *key,
 		      const struct lab_saved_guest *g)
 {
-	char *state = saved_path(st, key, g->guest, ".state");
-	char *xml = NULL;
+	char *from = NULL, *xml = NULL;
 	int rc = -1;
 
 	if (own_over_frozen(st, key, g) != 0 ||
-	    !(xml = lab_saved_xml_for(c, state, g->xml)))
+	    restore_source(st, c, key, g, &from, &xml) != 0)
 		goto out;
-	if (virDomainRestoreFlags(c, state, xml, VIR_DOMAIN_SAVE_RUNNING) != 0) {
+	if (virDomainRestoreFlags(c, from, xml, VIR_DOMAIN_SAVE_RUNNING) != 0) {
 		lab_err("host %s: cannot restore %s from %s: %s", st->host, g->guest,
-			state, lab_virt_error());
+			from, lab_virt_error());
 		goto out;
 	}
 	rc = 0;
 out:
-	g_free(state);
+	/* QEMU has read the whole stream when the restore returns */
+	if (g->copy)
+		lab_store_drop(st, g->copy);
+	g_free(from);
 	g_free(xml);
 	return rc;
 }

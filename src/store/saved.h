@@ -13,9 +13,14 @@
  * there), and saved-K.used, touched by every `lab up` that restores it
  * (least recently used goes first when the cap is reached).
  *
+ * One saved state serves every instance of a topology on a host: its key
+ * leaves out what differs between instances (lab_saved_key_xml), and a
+ * restore gives the domain the instance's name (lab_saved_restore).
+ *
  * A guest that is to be saved boots on the -root/-disk volumes themselves,
  * recorded as its instance's own until the manifest is there, so a save
- * that never finished is removed by `lab down`. */
+ * that never finished is removed by `lab down`; saved-K-claim, made first
+ * and only when not there, lets one instance at a time boot to save K. */
 #ifndef LAB_SAVED_H
 #define LAB_SAVED_H
 
@@ -24,17 +29,17 @@
 #include <glib.h>
 
 struct lab_store;
+struct lab_domain_spec;
 
 /* Bump when the saved layout or what a ready guest is changes. */
-#define LAB_SAVED_FORMAT "lab-saved-3"
+#define LAB_SAVED_FORMAT "lab-saved-4"
 /* Default cap of a store's saved states in MiB; LAB_SAVED_MAX_MB
  * overrides, 0 turns saving off. */
 #define LAB_SAVED_MAX_MB_DEFAULT 8192
 
-/* What shaped one guest's ready state. The domain XML is the one lab
- * creates the guest from (owner tag left out): it holds the domain and
- * network names, the kernel path (which holds the kernel's key), memory,
- * vCPUs, command line, devices and every disk path. */
+/* What shaped one guest's ready state. The domain XML is
+ * lab_saved_key_xml's: the kernel path (which holds the kernel's key),
+ * memory, vCPUs, command line, MAC, devices, the seed's path. */
 struct lab_saved_input {
 	const char *guest;
 	const char *domain_xml;
@@ -48,6 +53,13 @@ struct lab_saved_input {
 char *lab_saved_key(const char *versions, const char *image,
 		    const char *networks, const struct lab_saved_input *guests,
 		    guint n);
+/* The domain XML a key hashes: S as every instance of the topology would
+ * have it, the domain named GUEST, on network NETWORK (the topology's
+ * names), its own volumes (root, scratch disks, console, tests disk) named
+ * by their role, no owner tag. What stays is what a restore must match or
+ * what the guest saw: memory, vCPUs, kernel, command line, MAC, seed. */
+char *lab_saved_key_xml(const struct lab_domain_spec *s, const char *guest,
+			const char *network);
 /* "libvirt 9000000 qemu 7002000 type qemu": part of the key, so a state
  * saved by another libvirt or QEMU is never restored. */
 char *lab_saved_versions(virConnectPtr c, const char *domain_type);
@@ -65,6 +77,9 @@ struct lab_saved_guest {
 	const char *xml;     /* domain XML with the owner tag */
 	const char *root;    /* its own root qcow2 (volume name) */
 	char *const *disks;  /* its own scratch disks (names), NULL-terminated */
+	const char *copy;    /* its own volume for a renamed copy of the state
+			      * file while it restores (another instance's
+			      * domain saved it) */
 	double boot_s;       /* seconds to ready on the fresh boot */
 };
 
@@ -96,9 +111,12 @@ void lab_saved_discard(struct lab_store *st, const char *key, const char *why);
 int lab_saved_save(struct lab_store *st, virConnectPtr c, const char *key,
 		   const char *topology, struct lab_saved_guest *gs, guint n);
 /* Restore one guest: its own qcow2 over the frozen volumes, then
- * virDomainRestoreFlags with its XML (same name and UUID as saved, so
- * libvirt accepts it; console and owner tag are this run's). The guest
- * runs when 0 is returned; the caller sets its clock and pings it. */
+ * virDomainRestoreFlags with its XML. libvirt restores a state file only
+ * as the domain saved in it (name, UUID, MACs): the instance that saved it
+ * restores from it under the saved UUID; any other from a copy whose head
+ * names its own domain under a new UUID (save_image.h), deleted once QEMU
+ * has read it. Console, disks, network and owner tag are this run's. The
+ * guest runs when 0 is returned; the caller sets its clock and pings it. */
 int lab_saved_restore(struct lab_store *st, virConnectPtr c, const char *key,
 		      const struct lab_saved_guest *g);
 /* KEY was restored now (the cap evicts the least recently used). */
@@ -125,9 +143,5 @@ GArray *lab_saved_over_cap(GPtrArray *entries, long cap_mib, const char *keep);
 /* Evict what lab_saved_over_cap names. */
 void lab_saved_enforce_cap(struct lab_store *st, const char *keep,
 			   lab_in_use_fn in_use);
-
-/* XML for virDomainRestoreFlags: XML with the UUID that the state file
- * STATE (a path on the guests' host) was saved under. NULL with a message. */
-char *lab_saved_xml_for(virConnectPtr c, const char *state, const char *xml);
 
 #endif

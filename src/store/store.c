@@ -127,6 +127,15 @@ int lab_store_touch(struct lab_store *st, const char *name)
 	return 0;
 }
 
+int lab_store_claim(struct lab_store *st, const char *name)
+{
+	virStorageVolPtr v = create_raw(st, name, 0);
+
+	if (v)
+		virStorageVolFree(v);
+	return v ? 0 : -1;
+}
+
 int lab_store_mark(struct lab_store *st, const char *name)
 {
 	char *ok = g_strconcat(name, ".ok", NULL);
@@ -431,6 +440,57 @@ int lab_store_qcow2(struct lab_store *st, const char *name,
 	return v ? 0 : -1;
 }
 
+int lab_store_overwrite(struct lab_store *st, const char *name,
+			const guchar *data, gsize len)
+{
+	virStorageVolPtr v = virStorageVolLookupByName(st->pool, name);
+	virStreamPtr s = v ? virStreamNew(virStorageVolGetConnect(v), 0) : NULL;
+	int rc = -1;
+
+	g_mutex_lock(&io_lock);
+	if (s && virStorageVolUpload(v, s, 0, len, 0) == 0) {
+		gsize sent = 0;
+		int n = 0;
+
+		while (sent < len &&
+		       (n = virStreamSend(s, (const char *)data + sent, len - sent)) > 0)
+			sent += (gsize)n;
+		if (sent < len)
+			virStreamAbort(s);
+		else
+			rc = virStreamFinish(s);
+	}
+	g_mutex_unlock(&io_lock);
+	if (rc != 0)
+		lab_err("host %s: cannot write %s: %s", st->host, name, lab_virt_error());
+	if (s)
+		virStreamFree(s);
+	if (v)
+		virStorageVolFree(v);
+	return rc;
+}
+
+int lab_store_clone(struct lab_store *st, const char *from, const char *to)
+{
+	virStorageVolPtr src = virStorageVolLookupByName(st->pool, from), v = NULL;
+	char *xml = g_markup_printf_escaped("<volume><name>%s</name><capacity>0</capacity>"
+					    "<target><format type='raw'/></target></volume>",
+					    to);
+
+	lab_store_drop(st, to);
+	if (src)
+		v = virStorageVolCreateXMLFrom(st->pool, xml, src, 0);
+	if (!v)
+		lab_err("host %s: cannot copy %s to %s: %s", st->host, from, to,
+			lab_virt_error());
+	if (v)
+		virStorageVolFree(v);
+	if (src)
+		virStorageVolFree(src);
+	g_free(xml);
+	return v ? 0 : -1;
+}
+
 /* ---- reading files back ---- */
 
 /* Volume NAME, looked for again after a refresh when the pool does not
@@ -496,6 +556,36 @@ out:
 		virStorageVolFree(v);
 	g_free(tmp);
 	return rc;
+}
+
+guchar *lab_store_read(struct lab_store *st, const char *name,
+		       unsigned long long from, gsize len, gsize *got)
+{
+	virStorageVolPtr v;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	guchar *out = NULL;
+	int rc = -1;
+
+	g_mutex_lock(&io_lock);
+	v = lookup_fresh(st, name);
+	if (v && f)
+		rc = download(st, v, from, len, f);
+	else
+		lab_err("host %s: no volume %s to read", st->host, name);
+	g_mutex_unlock(&io_lock);
+	if (f && fclose(f) != 0)
+		rc = -1;
+	if (v)
+		virStorageVolFree(v);
+	*got = 0;
+	if (rc == 0 && buf) { /* open_memstream's buffer is malloc's */
+		out = g_memdup2(buf, size);
+		*got = size;
+	}
+	free(buf);
+	return out;
 }
 
 int lab_store_follow(struct lab_store *st, const char *name, const char *local)

@@ -52,6 +52,9 @@ bool lab_store_has(struct lab_store *st, const char *name);
 void lab_store_drop(struct lab_store *st, const char *name);
 /* An empty volume NAME, replaced (its mtime says when). 0 on success. */
 int lab_store_touch(struct lab_store *st, const char *name);
+/* An empty volume NAME made only when there is none: the host decides
+ * which of two labs gets it. 0 when this one did. */
+int lab_store_claim(struct lab_store *st, const char *name);
 /* NAME.ok: NAME (or the set NAME stands for) is complete. */
 int lab_store_mark(struct lab_store *st, const char *name);
 
@@ -81,6 +84,17 @@ int lab_store_fetch(struct lab_store *st, const char *name, const char *local);
  * bytes move; the whole log again when it is shorter than LOCAL (a new
  * boot). 0 also when it is not there yet. */
 int lab_store_follow(struct lab_store *st, const char *name, const char *local);
+/* Bytes [FROM, FROM+LEN) of volume NAME (to g_free; *GOT says how many
+ * came), NULL with a message. */
+guchar *lab_store_read(struct lab_store *st, const char *name,
+		       unsigned long long from, gsize len, gsize *got);
+/* Write LEN bytes of DATA over volume NAME at offset 0; the rest of it
+ * stays. 0 on success. */
+int lab_store_overwrite(struct lab_store *st, const char *name,
+			const guchar *data, gsize len);
+/* Volume TO, a copy of volume FROM made by the host itself (nothing
+ * crosses the connection); replaces TO. 0 on success. */
+int lab_store_clone(struct lab_store *st, const char *from, const char *to);
 /* Move volume NAME (a dump libvirtd wrote) to LOCAL: fetched, then
  * deleted in the store. */
 int lab_store_take(struct lab_store *st, const char *name, const char *local);
