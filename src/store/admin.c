@@ -97,7 +97,7 @@ int lab_store_sync(virConnectPtr c, const char *host, const char *uri,
 bool lab_store_named(const char *n)
 {
 	static const char *const ends[] = { ".qcow2", ".iso", ".log", ".state",
-					    ".ok", ".used", ".kdump", "bzImage",
+					    ".ok", ".used", "-claim", ".kdump", "bzImage",
 					    "vmlinuz", ".img" };
 	guint i;
 

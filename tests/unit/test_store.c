@@ -89,6 +89,7 @@ static void test_clean_deletes_only_lab_names(void **s)
 		"kernel-0123456789abcdef-bzImage", "kernel-0123456789abcdef-bzImage.ok",
 		"image-0123456789abcdef-base.qcow2", "saved-0123456789abcdef-smoke.state",
 		"ci.3d1219c7.smoke-console.log", "seed-0123456789abcdef.iso",
+		"saved-0123456789abcdef-claim",
 	};
 	virConnectPtr c = conn();
 	struct lab_store *st = lab_store_open(c, "t", URI, "/unit/clean");
