@@ -1,5 +1,6 @@
 /* ready.c - see ready.h. */
 #include "guests/ready.h"
+#include "core/boot_steps.h"
 #include "guests/instance.h"
 #include "store/store.h"
 #include "util/util.h"
@@ -37,6 +38,20 @@ int lab_ready_poll(virConnectPtr c, const char *domain)
 	if (d)
 		virDomainFree(d);
 	return rc;
+}
+
+char *lab_ready_boot_steps(virConnectPtr c, const char *domain)
+{
+	virDomainPtr d = virDomainLookupByName(c, domain);
+	struct lab_exec_result r = { 0 };
+	char *line = NULL;
+
+	if (d && lab_agent_sh(d, lab_boot_steps_cmd, 30, 0, &r) == 0 && r.exit_code == 0)
+		line = lab_boot_steps(r.out);
+	lab_exec_result_clear(&r);
+	if (d)
+		virDomainFree(d);
+	return line;
 }
 
 int lab_ready_wait(virConnectPtr c, const char *domain, int timeout_s)

@@ -10,6 +10,8 @@ struct lab_inst;
 
 /* 1 ready, 0 not yet, -1 stopped (panic?). */
 int lab_ready_poll(virConnectPtr c, const char *domain);
+/* Where a booted guest's time went (core/boot_steps.h), or NULL. */
+char *lab_ready_boot_steps(virConnectPtr c, const char *domain);
 /* Poll DOMAIN until ready: 0, or -1 when it stopped, TIMEOUT_S passed or
  * lab was interrupted. */
 int lab_ready_wait(virConnectPtr c, const char *domain, int timeout_s);

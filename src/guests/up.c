@@ -229,6 +229,17 @@ static void boot_progress(struct up *u, double t0, guint done)
 	}
 }
 
+/* "booted in", and where the time went on the guest's clock (the issue
+ * of every first-boot speed-up: kernel, init, agent, cloud-init). */
+static void report_booted(struct up *u, const struct lab_plan *p)
+{
+	char *steps = lab_ready_boot_steps(u->in->conn, p->domain);
+
+	lab_info("guest %-12s booted in %6.1f s%s%s", p->g->name, p->ready_s,
+		 steps ? "; guest clock: " : "", steps ? steps : "");
+	g_free(steps);
+}
+
 static int wait_booted(struct up *u, double t0)
 {
 	guint done = 0, i;
@@ -250,8 +261,7 @@ static int wait_booted(struct up *u, double t0)
 				done++;
 				if (isatty(STDOUT_FILENO))
 					printf("\r\033[K");
-				lab_info("guest %-12s booted in %6.1f s", p->g->name,
-					 p->ready_s);
+				report_booted(u, p);
 			} else if (r < 0 || lab_now() - t0 > u->o->timeout_s) {
 				lab_err(r < 0 ? "guest %s stopped while booting (panic or crash?)"
 					      : "guest %s not ready in time (agent or cloud-init)",
