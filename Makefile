@@ -5,6 +5,8 @@ PKGS    := libvirt libvirt-qemu glib-2.0 json-c
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc $(shell pkg-config --cflags $(PKGS))
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm
+# a crash's backtrace names lab's functions (util.c: on_crash)
+LDFLAGS += -rdynamic
 
 # One job per file: every src/LAYER/*.c is part of lab (HACKING.md: the
 # layers, lowest first), every tests/unit/test_*.c is a cmocka unit test.

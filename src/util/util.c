@@ -2,6 +2,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -31,9 +32,26 @@ static void on_signal(int sig)
 	lab_interrupted = 1;
 }
 
+/* A crash says where it happened before it ends lab as the signal would:
+ * the backtrace goes to stderr (a job's log, CI's record), then the
+ * default action (a spread job's parent sees the signal). */
+static void on_crash(int sig)
+{
+	static const char msg[] = "\nlab: crashed; backtrace (`addr2line -f -e "
+				  "lab OFFSET` names the +OFFSET frames):\n";
+	void *frames[48];
+	int n = backtrace(frames, 48);
+
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) > 0)
+		backtrace_symbols_fd(frames, n, STDERR_FILENO);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 void lab_install_signal_handlers(void)
 {
 	struct sigaction sa;
+	void *warm[1];
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -42,6 +60,14 @@ void lab_install_signal_handlers(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* backtrace() loads libgcc on its first call: not in a handler */
+	backtrace(warm, 1);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_crash;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGABRT, &sa, NULL);
 	/* `lab up | head -1` must not kill lab halfway through a bring-up:
 	 * writes to a closed pipe fail with EPIPE instead, and are ignored. */
 	signal(SIGPIPE, SIG_IGN);
