@@ -62,23 +62,21 @@ static int restart_load(struct lab_inst *in, const char *guest, struct restart *
 
 static int from_saved(struct lab_inst *in, const char *guest, struct restart *r)
 {
-	char *copy = lab_plan_copy_vol(guest);
-	struct lab_saved_guest sg = { guest, r->domain, r->xml, r->root, r->disks, copy, 0 };
-	char *names[] = { (char *)guest, NULL }, *why;
+	char *names[] = { (char *)guest, NULL }, *why, *copy;
 	bool absent;
 	int rc;
 
-	if (!r->saved) {
-		g_free(copy);
+	if (!r->saved)
 		return -1;
-	}
 	if ((why = lab_saved_check(in->store, r->saved, names, &absent))) {
 		lab_err("no saved state to restart %s from: %s", guest, why);
 		g_free(why);
-		g_free(copy);
 		return -1;
 	}
-	rc = lab_saved_restore(in->store, in->conn, r->saved, &sg);
+	copy = lab_plan_copy_vol(guest);
+	rc = lab_saved_restore(in->store, in->conn, r->saved,
+			       &(struct lab_saved_guest){ guest, r->domain, r->xml, r->root,
+							  r->disks, copy, 0 });
 	g_free(copy);
 	return rc == 0 ? lab_ready_settle(in->conn, guest, r->domain) : -1;
 }

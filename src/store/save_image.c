@@ -47,11 +47,10 @@ static const char *data_str(const guchar *head, gsize n, gsize off)
 	return (const char *)s;
 }
 
-/* The text between the first <TAG> and its </TAG> in S. */
-static char *element(const char *s, const char *tag)
+char *lab_save_image_text(const char *xml, const char *tag)
 {
 	char *open = g_strdup_printf("<%s>", tag), *close = g_strdup_printf("</%s>", tag);
-	const char *a = s ? strstr(s, open) : NULL, *b;
+	const char *a = xml ? strstr(xml, open) : NULL, *b;
 	char *out = NULL;
 
 	if (a && (b = strstr(a, close)))
@@ -61,21 +60,10 @@ static char *element(const char *s, const char *tag)
 	return out;
 }
 
-char *lab_save_image_name(const guchar *head, gsize n)
-{
-	char *why = NULL;
-
-	if (!lab_save_image_head_len(head, n, &why)) {
-		g_free(why);
-		return NULL;
-	}
-	return element(data_str(head, n, 0), "name");
-}
-
 /* S with the first <TAG>...</TAG> holding VALUE instead. */
 static char *replace(const char *s, const char *tag, const char *value)
 {
-	char *old = element(s, tag), *from, *to, *out;
+	char *old = lab_save_image_text(s, tag), *from, *to, *out;
 	const char *at;
 
 	if (!old)
@@ -114,7 +102,7 @@ char *lab_save_image_rename(guchar *head, gsize n, const char *name,
 	coff = field(head, F_COOKIE);
 	if (!(xml = data_str(head, n, 0)) || (coff && !(cookie = data_str(head, n, coff))))
 		return g_strdup("its XML or cookie is not NUL-terminated in the head");
-	if (!(old = element(xml, "name")))
+	if (!(old = lab_save_image_text(xml, "name")))
 		return g_strdup("its XML names no domain");
 	g_free(old);
 	nx = renamed(xml, name, uuid);

@@ -23,8 +23,9 @@
  * first LAB_SAVE_IMAGE_HEAD bytes; 0 with *why when it is not a complete,
  * uncompressed version-2 save file. */
 gsize lab_save_image_head_len(const guchar *head, gsize n, char **why);
-/* The domain name the head's XML holds (to free), NULL when none. */
-char *lab_save_image_name(const guchar *head, gsize n);
+/* The text of the first <TAG>...</TAG> of XML (to free), NULL when none:
+ * the domain's name and UUID in a save file's XML. */
+char *lab_save_image_text(const char *xml, const char *tag);
 /* Rewrite HEAD (the whole head, N bytes) in place so its XML and cookie
  * name domain NAME with UUID: same length, so the stream after it stays
  * where it is. NULL on success, else why not (nothing changed). */

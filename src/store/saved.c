@@ -442,18 +442,6 @@ static char *with_uuid(const char *xml, const char *uuid)
 			       uuid, name_end + 7);
 }
 
-/* The text of the first <TAG> of XML, or NULL. */
-static char *xml_text(const char *xml, const char *tag)
-{
-	char *open = g_strdup_printf("<%s>", tag);
-	const char *a = xml ? strstr(xml, open) : NULL;
-	const char *b = a ? strchr(a + 1, '<') : NULL;
-	char *out = a && b ? g_strndup(a + strlen(open), (gsize)(b - a - strlen(open))) : NULL;
-
-	g_free(open);
-	return out;
-}
-
 /* Volume COPY: state file STATE with a head that names DOMAIN with UUID
  * (save_image.h), the stream copied by the host. */
 static int renamed_copy(struct lab_store *st, const char *state, const char *copy,
@@ -491,7 +479,8 @@ static int restore_source(struct lab_store *st, virConnectPtr c, const char *key
 	char *state = lab_saved_name(key, g->guest, ".state");
 	char *path = lab_store_path(st, state);
 	char *saved = virDomainSaveImageGetXMLDesc(c, path, 0);
-	char *name = xml_text(saved, "name"), *uuid = xml_text(saved, "uuid");
+	char *name = lab_save_image_text(saved, "name");
+	char *uuid = lab_save_image_text(saved, "uuid");
 	int rc = -1;
 
 	if (!name || !uuid) {

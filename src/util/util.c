@@ -48,26 +48,29 @@ static void on_crash(int sig)
 	raise(sig);
 }
 
-void lab_install_signal_handlers(void)
+static void catch_signal(int sig, void (*fn)(int))
 {
 	struct sigaction sa;
-	void *warm[1];
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_handler = fn;
 	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+void lab_install_signal_handlers(void)
+{
+	void *warm[1];
+
 	/* No SA_RESTART: a blocking wait returns EINTR so we can unwind. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	catch_signal(SIGINT, on_signal);
+	catch_signal(SIGTERM, on_signal);
+	catch_signal(SIGHUP, on_signal);
 	/* backtrace() loads libgcc on its first call: not in a handler */
 	backtrace(warm, 1);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_crash;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, NULL);
-	sigaction(SIGBUS, &sa, NULL);
-	sigaction(SIGABRT, &sa, NULL);
+	catch_signal(SIGSEGV, on_crash);
+	catch_signal(SIGBUS, on_crash);
+	catch_signal(SIGABRT, on_crash);
 	/* `lab up | head -1` must not kill lab halfway through a bring-up:
 	 * writes to a closed pipe fail with EPIPE instead, and are ignored. */
 	signal(SIGPIPE, SIG_IGN);

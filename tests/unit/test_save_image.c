@@ -81,7 +81,7 @@ static void test_rename_table(void **st)
 			memcpy(&coff, h + 32, 4);
 			cookie = data + coff;
 			assert_int_equal(coff, strlen(data) + 1);
-			name = lab_save_image_name(h, n);
+			name = lab_save_image_text(data, "name");
 			assert_string_equal(name, cases[i].name);
 			g_free(name);
 			assert_non_null(strstr(data, NEW_UUID));
