@@ -116,6 +116,14 @@ unit_tests() {
 	record "check.sh: guest output reaches arithmetic only as a plain number" $?
 	step "shellcheck of the project's scripts" 120 shellcheck tests/check.sh bench/bench.sh scripts/deps.sh scripts/review.sh scripts/start-libvirtd.sh scripts/check-layers.sh .ci/run tests/run-unit.sh tests/valgrind.sh
 	step "make -C tests/guest lint (guest scripts: sh -n, shellcheck)" 120 make -s -C tests/guest lint
+	# shellcheck disable=SC2016 # the loop runs in bash -c
+	step "shellcheck of the image's scripts and every role's user-data (common.sh + ROLE.sh)" 120 \
+		bash -c 'shellcheck guests/image/customize.sh guests/image/lab-seed || exit 1
+			for r in guests/seed/*.sh; do
+				[ "$r" = guests/seed/common.sh ] && continue
+				cat guests/seed/common.sh "$r" | shellcheck -s sh - || exit 1
+			done'
+
 	step "make -C tests/guest check (host-safe tests, t100 groups on a local directory)" 600 make -s -C tests/guest check
 	report_in_browser
 	corpus_up
@@ -230,6 +238,9 @@ smoke_kernel() {
 		out=$(timeout 60 ./lab exec smoke -- sh -c 'ip -4 -o addr show dev eth0' 2>&1)
 		case "$out" in *169.254.20.1/16*) true ;; *) false ;; esac
 		record "restored guest keeps its link-local address from its NoCloud seed" $? "$out"
+		out=$(timeout 60 ./lab exec smoke -- sh -c 'hostname; cat /run/lab-seed/status; command -v cloud-init || echo no-cloud-init' 2>&1)
+		[ "$out" = "$(printf 'smoke\n0\nno-cloud-init')" ]
+		record "lab-seed (no cloud-init in the image) named the guest from its seed's meta-data and ran its user-data" $? "$out"
 		out=$(timeout 60 ./lab exec smoke -- date +%s 2>&1)
 		# guest output reaches arithmetic only as a plain number: bash would
 		# evaluate a[$(cmd)] in it
@@ -389,7 +400,7 @@ interop_ci() {
 remote_smoke() {
 	local uri=$1 hf=$2 store=$3 inst=${LAB_INSTANCE}-h1 xml out run
 	LAB_INSTANCE=$inst timeout 900 ./lab up -t smoke --kernel patched --host lo \
-		--hosts-file "$hf" >"$logs/up-remote.log" 2>&1 && grep -q "smoke .*booted in" "$logs/up-remote.log" &&
+		--hosts-file "$hf" >"$logs/up-remote.log" 2>&1 && grep -q "smoke .*booted in .*seed done" "$logs/up-remote.log" &&
 		grep -q "saved the ready state of 1 guest .* on host lo" "$logs/up-remote.log"
 	record "lab up --host lo: smoke boots over qemu+libssh and is saved in the host's store" $? \
 		"$(tail -8 "$logs/up-remote.log")"

@@ -1,7 +1,8 @@
 /* image.c - `lab image`: a Debian bookworm base image built by mmdebstrap
  * from guests/image/, turned into ext4 with `mkfs.ext4 -d` (no mounting),
  * converted to qcow2 and cached by the recipe's content hash. Also the
- * per-guest NoCloud seeds (cloud-localds) and qcow2 overlays. */
+ * per-guest NoCloud seeds (cloud-localds): meta-data and a user-data script
+ * from guests/seed/, which the image's lab-seed unit runs at first boot. */
 #include "build/image.h"
 #include "util/util.h"
 
@@ -17,7 +18,9 @@
 static char *image_key(void)
 {
 	const char *files[] = { "guests/image/packages",
-				"guests/image/customize.sh" };
+				"guests/image/customize.sh",
+				"guests/image/lab-seed",
+				"guests/image/lab-seed.service" };
 	lab_hash *h = lab_hash_new();
 	size_t i;
 
@@ -266,13 +269,13 @@ int lab_image_build(void)
 
 static char *read_template(const char *name)
 {
-	char *file = g_strconcat(name, ".yaml", NULL);
-	char *rel = g_build_filename("guests", "cloud-init", file, NULL);
+	char *file = g_strconcat(name, ".sh", NULL);
+	char *rel = g_build_filename("guests", "seed", file, NULL);
 	char *path = lab_src_path(rel);
 	gchar *data = NULL;
 
 	if (!g_file_get_contents(path, &data, NULL, NULL))
-		lab_err("cannot read cloud-init template %s", path);
+		lab_err("cannot read the user-data template %s", path);
 	g_free(file);
 	g_free(rel);
 	g_free(path);
@@ -301,7 +304,6 @@ char *lab_seed_user_data(const struct lab_guest *g)
 		return NULL;
 	}
 	ud = g_strconcat(common, role, NULL);
-	ud = replace_all(ud, "@HOSTNAME@", g->name);
 	ud = replace_all(ud, "@ADDRESS@", g->address);
 	g_free(common);
 	g_free(role);

@@ -12,7 +12,8 @@ char *lab_image_path(void);
  * initrd.img, config, System.map), or NULL with a message. */
 char *lab_image_kernel_dir(void);
 
-/* Render the NoCloud user-data of a guest from guests/cloud-init/. */
+/* Render the NoCloud user-data (a shell script) of a guest from
+ * guests/seed/: common.sh, then its role's ROLE.sh. */
 char *lab_seed_user_data(const struct lab_guest *g);
 /* Its meta-data (instance-id and hostname). */
 char *lab_seed_meta_data(const struct lab_guest *g);

@@ -1,7 +1,7 @@
 /* tests_disk.c - the tests disk.
  *
  * Tests reach the guests on a read-only ISO 9660 disk (label LABTESTS): the
- * kernel already has ISO9660 for cloud-init's seed, it needs no daemon on
+ * kernel already has ISO9660 for the NoCloud seed, it needs no daemon on
  * the host (virtiofsd) and no 9p in the guest kernel, no host networking,
  * and a guest cannot write back into the host's tree. */
 #include "build/tests_disk.h"

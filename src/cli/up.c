@@ -66,7 +66,7 @@ static const struct lab_cmd_spec up_spec = {
 	"  Create the isolated network and the topology's guests on one host,\n"
 	"  every file in its store: restored from the saved ready state when one\n"
 	"  matches (seconds), else booted until each answers its agent and\n"
-	"  cloud-init has finished, then saved.\n",
+	"  has run its seed's first-boot script, then saved.\n",
 	up_opts, 0, 0, false,
 };
 

@@ -5,7 +5,7 @@
  * the trace itself (indented frames), then only the trailer lines a report
  * ends with (registers, "---[ end trace", the panic). Only kernel-format
  * lines count, those with a "[ seconds.micros]" stamp: what userspace writes
- * to the console (systemd, cloud-init, the test scripts) has none, so its
+ * to the console (systemd, lab-seed, the test scripts) has none, so its
  * "WARNING" never opens a report, and its lines never end one either. */
 #include "core/console.h"
 

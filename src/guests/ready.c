@@ -7,24 +7,27 @@
 #include "virt/agent.h"
 #include "virt/conn.h"
 
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #define RESTORED_ANSWER_S 30 /* a restored guest answers the agent at once */
 
-static bool guest_ready(virDomainPtr d)
-{
-	struct lab_exec_result r;
-	bool ready;
+/* The image's lab-seed unit writes the exit status of the seed's
+ * user-data to this file when it is done (guests/image/lab-seed). */
+#define SEED_STATUS "/run/lab-seed/status"
 
-	if (!lab_agent_ping(d, 2))
-		return false;
-	if (lab_agent_sh(d, "test -e /var/lib/cloud/instance/boot-finished",
-			 10, 0, &r) != 0)
-		return false;
-	ready = r.exit_code == 0;
-	lab_exec_result_clear(&r);
-	return ready;
+/* 1 ready, 0 not yet, LAB_READY_SEED_FAILED. Polled every second while
+ * guests boot: read by the agent itself, no process in the guest. */
+static int guest_ready(virDomainPtr d)
+{
+	char *status = lab_agent_read_small(d, SEED_STATUS, 2);
+	int rc = 0;
+
+	if (status && *status)
+		rc = atoi(status) == 0 ? 1 : LAB_READY_SEED_FAILED;
+	g_free(status);
+	return rc;
 }
 
 int lab_ready_poll(virConnectPtr c, const char *domain)
@@ -34,7 +37,7 @@ int lab_ready_poll(virConnectPtr c, const char *domain)
 
 	if (d)
 		virDomainGetState(d, &state, &reason, 0);
-	rc = state != VIR_DOMAIN_RUNNING ? -1 : guest_ready(d) ? 1 : 0;
+	rc = state != VIR_DOMAIN_RUNNING ? -1 : guest_ready(d);
 	if (d)
 		virDomainFree(d);
 	return rc;
@@ -43,11 +46,19 @@ int lab_ready_poll(virConnectPtr c, const char *domain)
 char *lab_ready_boot_steps(virConnectPtr c, const char *domain)
 {
 	virDomainPtr d = virDomainLookupByName(c, domain);
-	struct lab_exec_result r = { 0 };
+	struct lab_exec_result r = { 0 }, init = { 0 };
 	char *line = NULL;
 
-	if (d && lab_agent_sh(d, lab_boot_steps_cmd, 30, 0, &r) == 0 && r.exit_code == 0)
-		line = lab_boot_steps(r.out);
+	if (d && lab_agent_exec(d, lab_boot_steps_argv, 30, 0, &r) == 0 && r.exit_code == 0 &&
+	    lab_agent_exec(d, lab_boot_steps_init_argv, 30, 0, &init) == 0) {
+		char *uptime = lab_agent_read_small(d, "/proc/uptime", 10);
+		char *lines = lab_boot_steps_lines(r.out, init.out, uptime);
+
+		line = lab_boot_steps(lines);
+		g_free(lines);
+		g_free(uptime);
+	}
+	lab_exec_result_clear(&init);
 	lab_exec_result_clear(&r);
 	if (d)
 		virDomainFree(d);

@@ -1,5 +1,5 @@
-/* ready.h - when a guest is ready: booted (the agent answers and
- * cloud-init has finished) or restored (the agent answers; its clock is
+/* ready.h - when a guest is ready: booted (the agent answers and the
+ * image's lab-seed unit ran the seed's user-data to its end) or restored (the agent answers; its clock is
  * then set from the host). */
 #ifndef LAB_READY_H
 #define LAB_READY_H
@@ -8,7 +8,10 @@
 
 struct lab_inst;
 
-/* 1 ready, 0 not yet, -1 stopped (panic?). */
+#define LAB_READY_SEED_FAILED (-2)
+
+/* 1 ready, 0 not yet, -1 stopped (panic?), LAB_READY_SEED_FAILED: the
+ * seed's user-data failed (its console says why). */
 int lab_ready_poll(virConnectPtr c, const char *domain);
 /* Where a booted guest's time went (core/boot_steps.h), or NULL. */
 char *lab_ready_boot_steps(virConnectPtr c, const char *domain);

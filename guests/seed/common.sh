@@ -1,0 +1,11 @@
+#!/bin/sh
+# NoCloud user-data of every lab guest, rendered by lab (@ADDRESS@: the
+# guest's address in its topology), its role's part (ROLE.sh) appended.
+# A user script: the image's lab-seed unit runs it once per instance as
+# root (cloud-init would run it too). A failing command fails the boot:
+# lab up then says so and shows the console.
+set -eu
+# The lab's isolated bridge only: a static address, no DHCP, no route out.
+udevadm wait --timeout=60 /sys/class/net/eth0
+ip link set dev eth0 up
+ip addr add @ADDRESS@ dev eth0

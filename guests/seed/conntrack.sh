@@ -1,0 +1,1 @@
+# conntrack role: nothing beyond the common setup

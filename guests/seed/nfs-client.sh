@@ -1,0 +1,3 @@
+# nfs-client role: the mount point; the tests mount per NFS version
+mkdir -p /mnt/nfs
+systemctl start rpcbind

@@ -1,0 +1,1 @@
+# smoke role: nothing beyond the common setup

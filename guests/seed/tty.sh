@@ -1,0 +1,1 @@
+# tty role: nothing beyond the common setup
