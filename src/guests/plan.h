@@ -31,7 +31,8 @@ struct lab_plan {
 	char *copy;         /* its own volume for a renamed copy of a saved
 			     * state file while it restores (saved.h) */
 	char *xml;          /* the key's domain XML (lab_saved_key_xml) */
-	double ready_s;
+	double started;     /* lab_now() when a boot started it, or 0 */
+	double ready_s;     /* seconds it took to get ready */
 	bool restored;
 };
 
