@@ -123,3 +123,20 @@ bool lab_signature_matches_program(const char *pattern, const char *said)
 {
 	return pattern && said && contains(said, pattern);
 }
+
+/* How bad an exit code is: fail > error > inconclusive > skip > pass. */
+static int exit_rank(int code)
+{
+	static const int ranks[] = { 0, 4, 2, 3, 1 };
+
+	return code >= 0 && code <= 4 ? ranks[code] : 3;
+}
+
+bool lab_part_decides(const char *pattern, int code, const char *said,
+		      int part_code, const char *part_said)
+{
+	if (exit_rank(part_code) != exit_rank(code))
+		return exit_rank(part_code) > exit_rank(code);
+	return part_code != 0 && !lab_signature_matches_program(pattern, said) &&
+	       lab_signature_matches_program(pattern, part_said);
+}

@@ -59,4 +59,14 @@ bool lab_signature_matches_report(char **patterns, const char *type,
 				  const char *function, const char *excerpt);
 bool lab_signature_matches_program(const char *pattern, const char *said);
 
+/* A test with parts (programs on other guests) has one exit code and one
+ * fail line: whose? The worse exit code (fail > error > inconclusive >
+ * skip > pass) decides; of two equally bad, the words that name the
+ * seed's bug (PATTERN, signature_program) do: a client that lost flows to
+ * the conntrack host fails because of what the host's part saw there.
+ * true when the part (PART_CODE, PART_SAID) should decide over what
+ * decided so far (CODE, SAID). */
+bool lab_part_decides(const char *pattern, int code, const char *said,
+		      int part_code, const char *part_said);
+
 #endif

@@ -122,21 +122,23 @@ static void part_collect(struct run_ctx *c, const struct spec *s, struct lab_par
 	virDomainFree(d);
 }
 
-/* How bad an exit code is: fail > error > inconclusive > skip > pass. */
-static int rank(int code)
-{
-	static const int ranks[] = { 0, 4, 2, 3, 1 };
-
-	return code >= 0 && code <= 4 ? ranks[code] : 3;
-}
-
 /* A part's exit code: 3 (error) when it did not start or finish. */
 static int part_code(const struct lab_part *x)
 {
 	return x->why || x->exit_code < 0 ? 3 : x->exit_code;
 }
 
-/* A part worse than what decided so far decides: its code and words. */
+static bool part_decides(const struct spec *s, const struct lab_part *x, int code,
+			 const char *said)
+{
+	char *r = x->why || x->exit_code < 0 ? NULL : lab_run_program_says(x->out);
+	bool yes = lab_part_decides(s->t->signature_program, code, said, part_code(x), r);
+
+	g_free(r);
+	return yes;
+}
+
+/* A part that decides (lab_part_decides): its code and words. */
 static void decide(struct lab_part *x, int *exit_code, char **said)
 {
 	char *r = lab_run_program_says(x->out);
@@ -176,7 +178,7 @@ void lab_parts_finish(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
 				       x->exit_code, x->why ? ": " : "", x->why ? x->why : "",
 				       x->out ? x->out : "");
 		/* a program that did not finish is a timeout: that stands */
-		if (*exit_code >= 0 && rank(part_code(x)) > rank(*exit_code))
+		if (*exit_code >= 0 && part_decides(s, x, *exit_code, *said))
 			decide(x, exit_code, said);
 	}
 	g_free(*out);

@@ -150,11 +150,47 @@ static void test_signatures(void **state)
 	assert_false(lab_signature_matches_program("x", NULL));
 }
 
+/* Whose exit code and fail line a test with parts has. */
+static void test_part_decides(void **state)
+{
+	static const char sig[] = "conntrack lookups crossed namespaces";
+	static const char lost[] = "fail: flows to the conntrack host's namespaces lost or corrupted data";
+	static const char crossed[] = "fail: conntrack lookups crossed namespaces: 3 flows";
+	const struct {
+		const char *what;
+		const char *pattern;
+		int code;
+		const char *said;
+		int part_code;
+		const char *part_said;
+		bool decides;
+	} rows[] = {
+		{ "a worse part decides", sig, 0, "pass", 1, lost, true },
+		{ "a better part does not", sig, 1, lost, 0, "pass", false },
+		{ "fail is worse than error", sig, 3, "error: x", 1, lost, true },
+		{ "error is worse than inconclusive", sig, 2, "inconclusive: x", 3, "error: y", true },
+		{ "equally bad: the words with the seed's bug decide", sig, 1, lost, 1, crossed, true },
+		{ "equally bad: the words that have it keep it", sig, 1, crossed, 1, lost, false },
+		{ "equally bad, neither has it: the first stays", sig, 1, lost, 1, "fail: other", false },
+		{ "no signature: the first stays", NULL, 1, lost, 1, crossed, false },
+		{ "passes: nothing to choose", sig, 0, "pass", 0, crossed, false },
+		{ "a part that did not finish (error, no words)", sig, 1, lost, 3, NULL, false },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < G_N_ELEMENTS(rows); i++)
+		if (lab_part_decides(rows[i].pattern, rows[i].code, rows[i].said,
+				     rows[i].part_code, rows[i].part_said) != rows[i].decides)
+			fail_msg("%s: want %s", rows[i].what, rows[i].decides ? "decides" : "does not");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decision_table),
 		cmocka_unit_test(test_signatures),
+		cmocka_unit_test(test_part_decides),
 	};
 
 	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
