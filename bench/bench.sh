@@ -82,9 +82,9 @@ row "  in it: the loop's overhead per test" "${over:-0}" "lab stress --status ID
 # interop: one cell, and the command around it (up from the saved state, down)
 t $lab interop --servers knfsd --vers 4.2 --groups basic
 id=$(find "$home/interop" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tail -1)
-cell=$(grep -o '"duration_s":[0-9.]*' "$home/interop/$id/run/results.json" 2>/dev/null | cut -d: -f2 | head -1)
+cell=$(grep -o '"seconds":[0-9.]*' "$home/interop/$id/run/results.json" 2>/dev/null | cut -d: -f2 | head -1)
 row "interop: one cell, the command (knfsd, v4.2, basic)" "$secs" "lab interop --servers knfsd --vers 4.2 --groups basic"
-row "  in it: the cell's test" "${cell:-0}" "(results.json duration_s)"
+row "  in it: the cell's test" "${cell:-0}" "(results.json seconds)"
 
 if [ "${BENCH_COLD:-0}" = 1 ]; then
 	# a scratch LAB_HOME: nothing cached, the real caches untouched
