@@ -1,5 +1,5 @@
 /* test_saved.c - the saved ready state's key changes with everything that
- * shaped a ready guest (kernel, image, topology, cloud-init seed, libvirt
+ * shaped a ready guest (kernel, image, topology, NoCloud seed, libvirt
  * and QEMU versions, format) and with nothing else (a changed test
  * program, another instance); a damaged saved state is refused with its reason (its
  * manifest against the store's volumes); the cap evicts the least recently
@@ -25,7 +25,7 @@ struct variant {
 	const char *versions;
 	int memory;
 	const char *cmdline;
-	const char *user_data;  /* the rendered cloud-init template */
+	const char *user_data;  /* the rendered user-data (guests/seed/) */
 	const char *networks;
 	bool same;              /* the key must stay the same */
 };
@@ -33,7 +33,7 @@ struct variant {
 static const struct variant base = {
 	"base", "/h/kernels/k1/bzImage", "/h/images/i1/base.qcow2",
 	"libvirt 9000000 qemu 7002000 type qemu", 768, "console=ttyS0",
-	"#cloud-config\nhostname: a\n", "lab0;", true,
+	"#!/bin/sh\nip addr add a\n", "lab0;", true,
 };
 
 static char *key_of(const struct variant *v)
@@ -77,8 +77,8 @@ static void test_key_table(void **st)
 		  768, "console=ttyS0 x=1", base.user_data, base.networks, false },
 		{ "topology: networks", base.kernel, base.image, base.versions,
 		  768, base.cmdline, base.user_data, "lab0;lab1;", false },
-		{ "cloud-init template", base.kernel, base.image, base.versions,
-		  768, base.cmdline, "#cloud-config\nhostname: b\n", base.networks,
+		{ "user-data template", base.kernel, base.image, base.versions,
+		  768, base.cmdline, "#!/bin/sh\nip addr add b\n", base.networks,
 		  false },
 	};
 	char *k0 = key_of(&base);
