@@ -17,7 +17,7 @@
  * user-data to this file when it is done (guests/image/lab-seed). */
 #define SEED_STATUS "/run/lab-seed/status"
 
-/* 1 ready, 0 not yet, LAB_READY_SEED_FAILED. Polled every second while
+/* 1 ready, 0 not yet, LAB_READY_SEED_FAILED. Polled twice a second while
  * guests boot: read by the agent itself, no process in the guest. */
 static int guest_ready(virDomainPtr d)
 {

@@ -1,6 +1,6 @@
 /* ready.h - when a guest is ready: booted (the agent answers and the
- * image's lab-seed unit ran the seed's user-data to its end) or restored (the agent answers; its clock is
- * then set from the host). */
+ * image's lab-seed unit ran the seed's user-data to its end) or restored
+ * (the agent answers; its clock is then set from the host). */
 #ifndef LAB_READY_H
 #define LAB_READY_H
 

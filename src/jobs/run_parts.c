@@ -128,33 +128,22 @@ static int part_code(const struct lab_part *x)
 	return x->why || x->exit_code < 0 ? 3 : x->exit_code;
 }
 
-static bool part_decides(const struct spec *s, const struct lab_part *x, int code,
-			 const char *said)
+/* What a part says for the test: its fail line, or why it has none. */
+static char *part_words(const struct lab_part *x)
 {
-	char *r = x->why || x->exit_code < 0 ? NULL : lab_run_program_says(x->out);
-	bool yes = lab_part_decides(s->t->signature_program, code, said, part_code(x), r);
+	char *r, *w;
 
-	g_free(r);
-	return yes;
-}
-
-/* A part that decides (lab_part_decides): its code and words. */
-static void decide(struct lab_part *x, int *exit_code, char **said)
-{
-	char *r = lab_run_program_says(x->out);
-
-	g_free(*said);
 	if (x->why)
-		*said = g_strdup_printf("error: part %s (%s) did not start: %s",
-					x->role, x->program, x->why);
-	else if (x->exit_code < 0)
-		*said = g_strdup_printf("error: part %s (%s) did not finish in time",
-					x->role, x->program);
-	else
-		*said = r ? g_strdup(r) : g_strdup_printf("error: part %s (%s) exited %d",
-							  x->role, x->program, x->exit_code);
-	*exit_code = part_code(x);
+		return g_strdup_printf("error: part %s (%s) did not start: %s",
+				       x->role, x->program, x->why);
+	if (x->exit_code < 0)
+		return g_strdup_printf("error: part %s (%s) did not finish in time",
+				       x->role, x->program);
+	r = lab_run_program_says(x->out);
+	w = r ? g_strdup(r) : g_strdup_printf("error: part %s (%s) exited %d",
+					      x->role, x->program, x->exit_code);
 	g_free(r);
+	return w;
 }
 
 void lab_parts_finish(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
@@ -178,8 +167,17 @@ void lab_parts_finish(struct run_ctx *c, const struct spec *s, GPtrArray *parts,
 				       x->exit_code, x->why ? ": " : "", x->why ? x->why : "",
 				       x->out ? x->out : "");
 		/* a program that did not finish is a timeout: that stands */
-		if (*exit_code >= 0 && part_decides(s, x, *exit_code, *said))
-			decide(x, exit_code, said);
+		if (*exit_code >= 0) {
+			char *words = part_words(x);
+
+			if (lab_part_decides(s->t->signature_program, *exit_code, *said,
+					     part_code(x), words)) {
+				g_free(*said);
+				*said = g_steal_pointer(&words);
+				*exit_code = part_code(x);
+			}
+			g_free(words);
+		}
 	}
 	g_free(*out);
 	*out = g_string_free(all, FALSE);

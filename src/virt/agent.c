@@ -203,7 +203,7 @@ int lab_agent_kill(virDomainPtr dom, long pid, bool group)
 char *lab_agent_read_small(virDomainPtr dom, const char *path, int timeout_s)
 {
 	json_object *req = json_object_new_object(), *args = json_object_new_object();
-	json_object *whole, *ret, *v;
+	json_object *whole, *ret;
 	char *cmd, *out = NULL;
 	long handle;
 
@@ -221,7 +221,7 @@ char *lab_agent_read_small(virDomainPtr dom, const char *path, int timeout_s)
 	cmd = g_strdup_printf("{\"execute\":\"guest-file-read\",\"arguments\":"
 			      "{\"handle\":%ld,\"count\":4096}}", handle);
 	ret = agent_call(dom, cmd, timeout_s, true, &whole);
-	if (ret && json_object_object_get_ex(ret, "buf-b64", &v))
+	if (ret)
 		out = decode_member(ret, "buf-b64");
 	json_object_put(whole);
 	g_free(cmd);

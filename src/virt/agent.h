@@ -44,7 +44,7 @@ int lab_agent_exec_collect(virDomainPtr dom, long pid, int timeout_s, unsigned f
 int lab_agent_kill(virDomainPtr dom, long pid, bool group);
 /* The first 4 KiB of a file in the guest, read by the agent itself
  * (guest-file-open/read/close: no process started there), or NULL when
- * it cannot be read (absent, or no agent yet). */
+ * it cannot be opened (absent, or no agent yet). */
 char *lab_agent_read_small(virDomainPtr dom, const char *path, int timeout_s);
 void lab_exec_result_clear(struct lab_exec_result *res);
 
