@@ -31,7 +31,7 @@ static void quiet_libvirt(void *ud, virErrorPtr e)
 }
 
 /* libvirt's event loop runs in a thread of its own: it carries the
- * keepalive pings that turn a hung libvirtd into an error within seconds,
+ * keepalive pings that turn a hung libvirtd into an error within a minute,
  * and the close callback that says libvirtd went away. */
 static gpointer event_loop(gpointer data)
 {
@@ -165,9 +165,16 @@ virConnectPtr lab_virt_open(const char *uri)
 	c = open_bounded(uri);
 	if (c) {
 		g_clear_pointer(&open_error, g_free);
-		/* a ping every 5 s, 3 unanswered: a hung libvirtd is an error
-		 * after about 20 s instead of a lab that waits forever */
-		virConnectSetKeepAlive(c, 5, 3);
+		/* A hung libvirtd is an error after about a minute instead of
+		 * a lab that waits forever. Our ping must come after libvirtd's
+		 * own (every 5 s of silence by default): libvirt 9.0's client
+		 * sends it from the event thread, which ends the wait of the
+		 * thread in a call without removing that wait's watch; once
+		 * the call returns, the watch fires into a dead stack frame
+		 * (SIGSEGV in g_main_loop_quit). Over qemu+libssh a reply can
+		 * sit unread until the next packet arrives; libvirtd's ping is
+		 * that packet and wakes the wait the normal way. */
+		virConnectSetKeepAlive(c, LAB_KEEPALIVE_S, 3);
 		virConnectRegisterCloseCallback(c, on_close, NULL, NULL);
 	}
 	return c;

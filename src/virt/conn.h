@@ -9,6 +9,9 @@
 /* Seconds a libvirtd has to answer a new connection (LAB_CONNECT_TIMEOUT
  * overrides). */
 #define LAB_CONNECT_TIMEOUT_S 30
+/* Seconds of silence before lab pings libvirtd: 3x libvirtd's default
+ * keepalive_interval, so libvirtd's ping always comes first (conn.c). */
+#define LAB_KEEPALIVE_S 15
 /* A connection to URI with keepalive and quiet errors; NULL (no message:
  * see lab_virt_error) when it cannot be opened, when libvirtd does not
  * answer in time, or on Ctrl-C while waiting. */
