@@ -21,7 +21,7 @@ run() {
 }
 
 echo "# t100 on $dir ($(stat -f -c %T "$dir"))"
-for g in basic general special lock; do
+for g in basic general special lock features; do
 	run "$g"
 	if [ "$st" -ne 0 ] && [ "$st" -ne 4 ]; then
 		echo "# t100 $g: exit $st: a check failed on a local filesystem"

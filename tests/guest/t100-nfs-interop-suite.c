@@ -6,7 +6,7 @@
  * Debian packages.  A client guest runs one group against a directory the
  * runner has mounted at one protocol version:
  *
- *   LAB_INTEROP_GROUP   basic | general | special | lock | coherence
+ *   LAB_INTEROP_GROUP   basic | general | special | lock | coherence | features
  *   LAB_NFS_DIR         the runner's mount of the export (vers=LAB_NFS_VERS)
  *   LAB_NFS_VERS        3, 4.0, 4.1, 4.2 (messages; coherence's second mount)
  *   LAB_INTEROP_SERVER  knfsd, knfsd-debian, ganesha (a label for messages)
@@ -27,6 +27,7 @@
  * semantics (`make -C tests/guest check` runs it there).
  */
 #include "lab_test.h"
+#include "lab_nfs.h"
 
 #include <dirent.h>
 #include <ftw.h>
@@ -40,6 +41,7 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #define NFS_SUPER_MAGIC	0x6969
 #define MIB		(1024 * 1024)
@@ -174,42 +176,6 @@ const char *at(const char *dir, const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 /* data: a pattern any offset of which can be regenerated, and a hash  */
 
-#define FNV0 0xcbf29ce484222325ULL
-
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-/* Pattern @seed at absolute offset @off; seed 0 is zeros (a hole). */
-static void fill(unsigned char *p, size_t len, uint64_t seed, uint64_t off)
-{
-	uint64_t w = 0;
-
-	if (!seed) {
-		memset(p, 0, len);
-		return;
-	}
-	for (size_t i = 0; i < len; i++) {
-		uint64_t o = off + i;
-
-		if (i == 0 || (o & 7) == 0)
-			w = mix64(seed * 0x100000001b3ULL + (o >> 3));
-		p[i] = (unsigned char)(w >> ((o & 7) * 8));
-	}
-}
-
-/* FNV-1a, 64 bit: what a mismatch report quotes. */
-static uint64_t fnv64(uint64_t h, const unsigned char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 /* What a file should hold: a base pattern (0: zeros) under extents of other
  * patterns, later extents winning. */
 struct extent {
@@ -226,14 +192,14 @@ struct layout {
 
 static void expect(const struct layout *L, unsigned char *p, size_t len, off_t off)
 {
-	fill(p, len, L->seed, off);
+	lab_fill(p, len, L->seed, off);
 	for (int i = 0; i < L->n; i++) {
 		const struct extent *e = &L->ext[i];
 		off_t lo = off > e->off ? off : e->off;
 		off_t hi = off + (off_t)len < e->off + e->len ? off + (off_t)len : e->off + e->len;
 
 		if (lo < hi)
-			fill(p + (lo - off), hi - lo, e->seed, lo);
+			lab_fill(p + (lo - off), hi - lo, e->seed, lo);
 	}
 }
 
@@ -289,7 +255,7 @@ static int write_seed(int fd, off_t off, off_t len, uint64_t seed, size_t chunk)
 	while (len > 0) {
 		size_t n = len < (off_t)chunk ? (size_t)len : chunk;
 
-		fill(buf_a, n, seed, off);
+		lab_fill(buf_a, n, seed, off);
 		if (pwrite_all(fd, buf_a, n, off))
 			return -1;
 		off += n;
@@ -316,7 +282,7 @@ static uint64_t last_hash;	/* fnv64 of what verify() last read */
 static int verify(int fd, const struct layout *L, size_t chunk,
 		  struct res *r, const char *what)
 {
-	uint64_t hx = FNV0, hg = FNV0;
+	uint64_t hx = LAB_FNV0, hg = LAB_FNV0;
 	off_t off = 0, bad = -1;
 	unsigned char bx = 0, bg = 0;
 	ssize_t n;
@@ -330,8 +296,8 @@ static int verify(int fd, const struct layout *L, size_t chunk,
 		if (n < 0)
 			return fail_errno(r, "%s: read at %lld", what, ll(off));
 		expect(L, buf_a, want, off);
-		hx = fnv64(hx, buf_a, want);
-		hg = fnv64(hg, buf_b, n);
+		hx = lab_fnv64(hx, buf_a, want);
+		hg = lab_fnv64(hg, buf_b, n);
 		for (ssize_t i = 0; bad < 0 && i < n; i++) {
 			if (buf_a[i] != buf_b[i]) {
 				bad = off + i;
@@ -1021,7 +987,7 @@ static int chk_rw_checksum(struct ctx *c, struct res *r)
 	static const off_t sizes[] = {
 		0, 1, 511, 4095, 4096, 4097, 65537, MIB + 3, 3 * MIB - 7,
 	};
-	uint64_t total = FNV0;
+	uint64_t total = LAB_FNV0;
 	char what[64];
 	int code;
 
@@ -1040,7 +1006,7 @@ static int chk_rw_checksum(struct ctx *c, struct res *r)
 			return fail_errno(r, "%s: close", what);
 		if ((code = verify_path(f, &L, 4093, r, what)))
 			return code;
-		total = fnv64(total, (unsigned char *)&last_hash, sizeof(last_hash));
+		total = lab_fnv64(total, (unsigned char *)&last_hash, sizeof(last_hash));
 	}
 	return pass(r, "9 sizes 0..3 MiB-7 written in 7919-byte writes, read back from the server in 4093-byte reads: "
 		    "all bytes match (fnv64 of the hashes %016" PRIx64 ")", total);
@@ -1490,14 +1456,14 @@ static const char *obj_path(const char *top, int i)
 
 static size_t make_src(const struct src *s, unsigned char *p)
 {
-	fill(p, s->size, s->seed, 0);
+	lab_fill(p, s->size, s->seed, 0);
 	return s->size;
 }
 
 /* The "compiler": an 8-byte hash header, then the source xor 0x5a. */
 static size_t compile(const unsigned char *src, size_t n, unsigned char *obj)
 {
-	uint64_t h = fnv64(FNV0, src, n);
+	uint64_t h = lab_fnv64(LAB_FNV0, src, n);
 
 	memcpy(obj, &h, 8);
 	for (size_t i = 0; i < n; i++)
@@ -1555,8 +1521,8 @@ static int chk_build_tree(struct ctx *c, struct res *r)
 		n = get_bytes(src_path(c->dir, i), got, sizeof(got));
 		if (n != (ssize_t)srcs[i].size || memcmp(want, got, n))
 			return fail(r, "source %d read back: expected %zu bytes (fnv64 %016" PRIx64 "), got %zd (fnv64 %016" PRIx64 ")",
-				    i, srcs[i].size, fnv64(FNV0, want, srcs[i].size),
-				    n, n > 0 ? fnv64(FNV0, got, n) : 0);
+				    i, srcs[i].size, lab_fnv64(LAB_FNV0, want, srcs[i].size),
+				    n, n > 0 ? lab_fnv64(LAB_FNV0, got, n) : 0);
 	}
 	if (tree_listing_ok(c->dir, "src", PERDIR, r))
 		return LAB_FAIL;
@@ -1625,19 +1591,19 @@ static int chk_build_compile(struct ctx *c, struct res *r)
 		n = get_bytes(obj_path(c->dir, i), got, sizeof(got));
 		if (n != (ssize_t)m || memcmp(obj, got, m))
 			return fail(r, "object %d: expected %zu bytes (fnv64 %016" PRIx64 "), got %zd%s",
-				    i, m, fnv64(FNV0, obj, m), n, n == (ssize_t)m ? " with other bytes (stale?)" : "");
+				    i, m, lab_fnv64(LAB_FNV0, obj, m), n, n == (ssize_t)m ? " with other bytes (stale?)" : "");
 		memcpy(out + plen, obj, m);
 		plen += m;
 	}
 	n = get_bytes(at(c->dir, "out/prog"), prog, BUF_SIZE);
 	if (n != (ssize_t)plen || memcmp(out, prog, plen))
 		return fail(r, "out/prog: expected %zu bytes (fnv64 %016" PRIx64 "), got %zd (fnv64 %016" PRIx64 ")",
-			    plen, fnv64(FNV0, out, plen), n, n > 0 ? fnv64(FNV0, prog, n) : 0);
+			    plen, lab_fnv64(LAB_FNV0, out, plen), n, n > 0 ? lab_fnv64(LAB_FNV0, prog, n) : 0);
 	if (tree_listing_ok(c->dir, "obj", PERDIR, r) || tree_listing_ok(c->dir, "src", PERDIR, r))
 		return LAB_FAIL;
 	return pass(r, "%d objects built with write-tmp + rename-over, %d sources edited and rebuilt, "
 		    "linked into a %zu-byte program (fnv64 %016" PRIx64 "); all read back right, no temporaries left",
-		    NSRC, edited, plen, fnv64(FNV0, out, plen));
+		    NSRC, edited, plen, lab_fnv64(LAB_FNV0, out, plen));
 }
 
 static int chk_build_clean(struct ctx *c, struct res *r)
@@ -1705,8 +1671,8 @@ static int chk_large_random(struct ctx *c, struct res *r)
 	if (drop_cache(fd))
 		return fail_errno(r, "fsync");
 	for (int i = 0; i < 256; i++) {
-		off_t off = mix64(i) % size;
-		size_t len = 1 + mix64(i + 1000) % 65536;
+		off_t off = lab_mix64(i) % size;
+		size_t len = 1 + lab_mix64(i + 1000) % 65536;
 		ssize_t n;
 
 		if (off + (off_t)len > size)
@@ -1715,7 +1681,7 @@ static int chk_large_random(struct ctx *c, struct res *r)
 		if (n != (ssize_t)len)
 			return fail(r, "pread(%zu at %lld): expected %zu bytes, got %zd (%s)", len, ll(off), len, n,
 				    en(n < 0 ? errno : 0));
-		fill(buf_a, len, BIG_SEED, off);
+		lab_fill(buf_a, len, BIG_SEED, off);
 		for (size_t j = 0; j < len; j++)
 			if (buf_a[j] != buf_b[j])
 				return fail(r, "pread(%zu at %lld): byte %lld: expected 0x%02x got 0x%02x",
@@ -2060,8 +2026,8 @@ static void make_record(struct record *rec, int who, int seq)
 	rec->magic = 0x1ab0a99d;
 	rec->who = who;
 	rec->seq = seq;
-	fill(rec->fill, sizeof(rec->fill), 29 + who, seq * 64);
-	rec->sum = fnv64(FNV0, (unsigned char *)rec, offsetof(struct record, sum));
+	lab_fill(rec->fill, sizeof(rec->fill), 29 + who, seq * 64);
+	rec->sum = lab_fnv64(LAB_FNV0, (unsigned char *)rec, offsetof(struct record, sum));
 }
 
 static int appender_main(void *arg)
@@ -2142,7 +2108,7 @@ static int chk_odirect(struct ctx *c, struct res *r)
 	if (fd < 0)
 		return fail_errno(r, "open(O_DIRECT)");
 	for (size_t off = 0; off < len; off += chunk) {
-		fill(buf_a, chunk, 30, off);
+		lab_fill(buf_a, chunk, 30, off);
 		if (pwrite_all(fd, buf_a, chunk, off))
 			return fail_errno(r, "O_DIRECT write at %zu", off);
 	}
@@ -2877,6 +2843,247 @@ static const struct check coherence_checks[] = {
 };
 
 /* ------------------------------------------------------------------ */
+/* features: what v4.1 and v4.2 add                                    */
+
+/* The protocol this mount speaks has @op: v4.2 only. */
+static int has_v42(const struct ctx *c)
+{
+	return c->nfs && !strcmp(c->vers, "4.2");
+}
+
+/* copy_file_range(2) of [@off, @off + @len) from @src to the same range of
+ * @dst, which must then read as @L: bytes right, and on v4.2 the COPY the
+ * client sent (the server copied) or why it did not. */
+static int copy_and_check(struct ctx *c, struct res *r, const char *what, const char *src,
+			  const char *dst, off_t off, off_t len, const struct layout *L)
+{
+	long ops0 = 0, errs0 = 0, ops1 = 0, errs1 = 0;
+	off_t done = 0, so = off, doff = off;
+	int in, out, code, listed;
+
+	listed = c->nfs ? lab_nfs_op_stats(c->base, "COPY", &ops0, &errs0) : -1;
+	in = open(src, O_RDONLY);
+	out = open(dst, O_WRONLY);
+	if (in < 0 || out < 0)
+		return fail_errno(r, "%s: open", what);
+	while (done < len) {
+		ssize_t n = copy_file_range(in, &so, out, &doff, len - done, 0);
+
+		if (n < 0 && (errno == EOPNOTSUPP || errno == ENOSYS || errno == EXDEV))
+			return skip(r, "%s: copy_file_range: %s (%s)", what, en(errno), v42_why(c));
+		if (n < 0)
+			return fail_errno(r, "%s: copy_file_range at %lld", what, ll(so));
+		if (n == 0)
+			return fail(r, "%s: copy_file_range returned 0 after %lld of %lld bytes",
+				    what, ll(done), ll(len));
+		done += n;
+	}
+	if (fsync(out) || close(out) || close(in))
+		return fail_errno(r, "%s: fsync/close", what);
+	if ((code = verify_path(dst, L, 65536, r, what)))
+		return code;
+	if (!c->nfs)
+		return pass(r, "%s: %lld bytes right (a local copy)", what, ll(len));
+	if (!has_v42(c))
+		return skip(r, "%s: bytes right, copied by the client: COPY is an NFSv4.2 "
+			    "operation", what);
+	if (listed != 0 || lab_nfs_op_stats(c->base, "COPY", &ops1, &errs1) != 0)
+		return skip(r, "%s: bytes right; /proc/self/mountstats has no COPY counter "
+			    "to say who copied", what);
+	if (ops1 - ops0 - (errs1 - errs0) <= 0)
+		return skip(r, "%s: bytes right, copied by the client: %s", what,
+			    ops1 > ops0 ? "the server refused COPY" : "no COPY sent (Linux stops "
+			    "asking a server that refused it once)");
+	return pass(r, "%s: %lld bytes right; the server copied them (COPY sent %ld times, "
+		    "%ld errors)", what, ll(len), ops1 - ops0, errs1 - errs0);
+}
+
+static int chk_copy_whole(struct ctx *c, struct res *r)
+{
+	struct layout L = { .size = 8 * MIB + 333, .seed = 41 };
+	const char *src = at(c->dir, "src"), *dst = at(c->dir, "dst");
+
+	if (put_seed(src, L.size, L.seed) || put_bytes(dst, "", 0))
+		return fail_errno(r, "create");
+	return copy_and_check(c, r, "an 8 MiB file copied whole", src, dst, 0, L.size, &L);
+}
+
+/* An unaligned range into the middle of an existing file: the bytes around
+ * it stay (the pattern is offset-addressed: the copied range reads as the
+ * source's seed at the same offsets). */
+static int chk_copy_range(struct ctx *c, struct res *r)
+{
+	const off_t off = 12345, len = MIB + 3;
+	struct layout L = { .size = 2 * MIB, .seed = 43, .n = 1, .ext = { { off, len, 44 } } };
+	const char *src = at(c->dir, "src"), *dst = at(c->dir, "dst");
+
+	if (put_seed(src, L.size, 44) || put_seed(dst, L.size, L.seed))
+		return fail_errno(r, "create");
+	return copy_and_check(c, r, "1 MiB + 3 bytes at offset 12345 into a 2 MiB file", src, dst,
+			      off, len, &L);
+}
+
+/* RFC 8276 user extended attributes: set, get, list, replace, remove. */
+static int chk_xattr(struct ctx *c, struct res *r)
+{
+	const char *f = at(c->dir, "x");
+	char val[300], got[400], list[4096];
+	ssize_t n;
+
+	for (size_t i = 0; i < sizeof(val); i++)
+		val[i] = (char)(i * 7 + 1);
+	if (put_bytes(f, "x", 1))
+		return fail_errno(r, "create");
+	if (setxattr(f, "user.lab.one", val, sizeof(val), XATTR_CREATE)) {
+		if (errno == EOPNOTSUPP || errno == ENOTSUP || errno == ENOSYS)
+			return skip(r, "setxattr: %s (%s)", en(errno), !c->nfs ?
+				    "this local filesystem has no user xattrs" : has_v42(c) ?
+				    "the server does not support extended attributes (RFC 8276)" :
+				    "extended attributes came with NFSv4.2 (RFC 8276); this mount is not 4.2");
+		return fail_errno(r, "setxattr user.lab.one (%zu bytes)", sizeof(val));
+	}
+	if (setxattr(f, "user.lab.two", "2", 1, XATTR_CREATE))
+		return fail_errno(r, "setxattr user.lab.two");
+	if (!setxattr(f, "user.lab.one", "x", 1, XATTR_CREATE) || errno != EEXIST)
+		return fail(r, "setxattr(XATTR_CREATE) of an existing name: expected EEXIST, got %s",
+			    en(errno));
+	n = getxattr(f, "user.lab.one", got, sizeof(got));
+	if (n != (ssize_t)sizeof(val) || memcmp(got, val, sizeof(val)))
+		return fail(r, "getxattr user.lab.one: expected the %zu bytes set, got %zd (%s)",
+			    sizeof(val), n, n < 0 ? en(errno) : "other bytes");
+	n = listxattr(f, list, sizeof(list));
+	if (n < 0)
+		return fail_errno(r, "listxattr");
+	{
+		int one = 0, two = 0;
+
+		for (ssize_t i = 0; i < n; i += (ssize_t)strlen(list + i) + 1) {
+			one |= !strcmp(list + i, "user.lab.one");
+			two |= !strcmp(list + i, "user.lab.two");
+		}
+		if (!one || !two)
+			return fail(r, "listxattr: expected user.lab.one and user.lab.two, "
+				    "one %s, two %s", one ? "listed" : "missing", two ? "listed" : "missing");
+	}
+	if (setxattr(f, "user.lab.two", "22", 2, XATTR_REPLACE))
+		return fail_errno(r, "setxattr(XATTR_REPLACE) user.lab.two");
+	n = getxattr(f, "user.lab.two", got, sizeof(got));
+	if (n != 2 || memcmp(got, "22", 2))
+		return fail(r, "after replace: expected user.lab.two = \"22\", got %zd bytes", n);
+	if (removexattr(f, "user.lab.one"))
+		return fail_errno(r, "removexattr user.lab.one");
+	n = getxattr(f, "user.lab.one", got, sizeof(got));
+	if (n >= 0 || errno != ENODATA)
+		return fail(r, "getxattr of a removed name: expected ENODATA, got %s",
+			    n >= 0 ? "a value" : en(errno));
+	return pass(r, "user xattrs: a %zu-byte value set, read back, listed; create refused on an "
+		    "existing name; replace and remove work", sizeof(val));
+}
+
+/* A sparse file read back whole: zeros in the holes, and on v4.2 whether
+ * the client asked with READ_PLUS (which can answer a hole without its
+ * zeros) or with READ. */
+static int chk_read_plus(struct ctx *c, struct res *r)
+{
+	struct layout L = {
+		.size = 6 * MIB, .seed = 0, .n = 2,
+		.ext = { { 64 * 1024, 64 * 1024, 45 }, { 4 * MIB, 100000, 46 } },
+	};
+	const char *f = at(c->dir, "sparse");
+	long ops0 = 0, e0 = 0, ops1 = 0, e1 = 0, rd0 = 0, rd1 = 0, x;
+	int fd, code, listed;
+
+	fd = open(f, O_CREAT | O_TRUNC | O_RDWR, 0644);
+	if (fd < 0)
+		return fail_errno(r, "create");
+	for (int i = 0; i < L.n; i++)
+		if (write_seed(fd, L.ext[i].off, L.ext[i].len, L.ext[i].seed, 65536))
+			return fail_errno(r, "write at %lld", ll(L.ext[i].off));
+	if (ftruncate(fd, L.size) || close(fd))
+		return fail_errno(r, "extend to 6 MiB");
+	listed = c->nfs ? lab_nfs_op_stats(c->base, "READ_PLUS", &ops0, &e0) : -1;
+	if (c->nfs)
+		lab_nfs_op_stats(c->base, "READ", &rd0, &x);
+	if ((code = verify_path(f, &L, MIB, r, "two extents in 6 MiB of holes")))
+		return code;
+	if (!c->nfs)
+		return pass(r, "a sparse 6 MiB file read back (a local read)");
+	if (!has_v42(c))
+		return skip(r, "bytes right, read with READ: READ_PLUS is an NFSv4.2 operation");
+	lab_nfs_op_stats(c->base, "READ", &rd1, &x);
+	if (listed != 0 || lab_nfs_op_stats(c->base, "READ_PLUS", &ops1, &e1) != 0 || ops1 == ops0)
+		return skip(r, "bytes right, read with READ: this client sent no READ_PLUS (Linux "
+			    "6.1 does only with CONFIG_NFS_V4_2_READ_PLUS)%s", rd1 > rd0 ? "" :
+			    "; no READ counted either");
+	if (e1 > e0)
+		return skip(r, "bytes right; the server refused READ_PLUS (the client fell back "
+			    "to READ)");
+	return pass(r, "a sparse 6 MiB file read back right with READ_PLUS (%ld sent)", ops1 - ops0);
+}
+
+/* Many requests in flight at once over one v4.1 session: 16 processes
+ * write, fsync and read back their own file; every byte must be right.
+ * Each reply goes to the slot that asked (a slot mix-up is wrong data or
+ * an error). */
+#define PAR_PROCS 16
+#define PAR_BYTES (2 * MIB)
+
+static int par_child(void *arg)
+{
+	const char *path = arg;
+	struct layout L = { .size = PAR_BYTES };
+	struct res r;
+	int fd;
+
+	L.seed = 100 + (uint64_t)path[strlen(path) - 1];	/* own pattern per file */
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+	if (fd < 0 || write_seed(fd, 0, L.size, L.seed, 32768) || fsync(fd))
+		return 2;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	return verify(fd, &L, 32768, &r, "own file") == LAB_PASS ? 0 : 1;
+}
+
+static int chk_parallel(struct ctx *c, struct res *r)
+{
+	static char paths[PAR_PROCS][PATH_MAX];
+	pid_t pid[PAR_PROCS];
+	int bad = 0, err = 0, lost = 0;
+	uint64_t t0 = lab_now_ms();
+
+	if (c->nfs && (!strcmp(c->vers, "3") || !strcmp(c->vers, "4.0")))
+		return skip(r, "sessions and their slots came with NFSv4.1");
+	for (int i = 0; i < PAR_PROCS; i++) {
+		sfmt(paths[i], sizeof(paths[i]), "%s/p%c", c->dir, 'a' + i);
+		pid[i] = spawn(par_child, paths[i]);
+		if (pid[i] < 0)
+			return fail_errno(r, "fork");
+	}
+	for (int i = 0; i < PAR_PROCS; i++) {
+		int e = reap(pid[i], CHILD_BOUND_S * 1000);
+
+		bad += e == 1;
+		err += e == 2;
+		lost += e != 0 && e != 1 && e != 2;
+	}
+	if (bad || err || lost)
+		return fail(r, "%d processes writing, fsyncing and reading back 2 MiB each at once: "
+			    "%d read other bytes, %d got an I/O error, %d did not finish",
+			    PAR_PROCS, bad, err, lost);
+	return pass(r, "%d processes wrote, fsynced and read back 2 MiB each at once (%d MiB "
+		    "in flight over %s) in %.1f s, every byte right", PAR_PROCS, PAR_PROCS * 2,
+		    c->nfs ? "one session" : "a local filesystem", secs_since(t0));
+}
+
+static const struct check features_checks[] = {
+	{ "copy-whole", chk_copy_whole, 0, NULL },
+	{ "copy-range", chk_copy_range, 0, NULL },
+	{ "xattr", chk_xattr, 0, NULL },
+	{ "read-plus", chk_read_plus, 0, NULL },
+	{ "session-parallel", chk_parallel, 0, NULL },
+	{ NULL, NULL, 0, NULL },
+};
+
+/* ------------------------------------------------------------------ */
 /* the runner                                                          */
 
 static const struct group groups[] = {
@@ -2888,6 +3095,8 @@ static const struct group groups[] = {
 	{ "lock", "POSIX byte-range locks and flock between processes", 600, lock_checks, lock_setup, NULL },
 	{ "coherence", "close-to-open between " TWO_MOUNTS, 900, coherence_checks, coherence_setup,
 	  coherence_teardown },
+	{ "features", "what v4.1 and v4.2 add: server-side copy, extended attributes, READ_PLUS, "
+	  "a session's slots under parallel I/O", 600, features_checks, NULL, NULL },
 	{ NULL, NULL, 0, NULL, NULL, NULL },
 };
 
@@ -3013,7 +3222,8 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);	/* a dead peer's pipe is an error return */
 	umask(022);
 	if (!g)
-		lab_end(LAB_ERROR, "LAB_INTEROP_GROUP must be basic, general, special, lock or coherence, not '%s'",
+		lab_end(LAB_ERROR, "LAB_INTEROP_GROUP must be basic, general, special, lock, coherence or "
+			"features, not '%s'",
 			c->group ? c->group : "");
 	if (!c->mib || c->mib > 4096)
 		lab_end(LAB_ERROR, "LAB_INTEROP_MIB must be 1..4096, not %lu", c->mib);
