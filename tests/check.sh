@@ -390,6 +390,28 @@ interop_ci() {
 	case "$rel" in *-amd64) true ;; *) false ;; esac
 	record "Debian's own kernel (with its initrd) runs knfsd-debian through the same libvirt path" $? "uname -r: $rel"
 	./lab down >/dev/null 2>&1
+	interop_clients_ci
+}
+
+# The clients and features groups on knfsd, v3 and v4.2: a second client
+# guest (the peer) comes up for clients; on v4.2 the read delegation is
+# recalled and the copy is the server's, on v3 locks go through NLM.
+interop_clients_ci() {
+	local dir run out
+	timeout --foreground 1800 ./lab interop --servers knfsd --vers 3,4.2 \
+		--groups clients,features >"$logs/interop-clients.log" 2>&1
+	dir=$(sed -n 's/^matrix: \(.*\)\/matrix.html.*/\1/p' "$logs/interop-clients.log" | tail -1)
+	run=$(readlink -f "$dir/run" 2>/dev/null)
+	out=$(cat "$run/tests/"*/output.txt 2>/dev/null)
+	grep -q "^knfsd .*clients .*pass, 1 skip .*pass " "$dir/matrix.txt" 2>/dev/null &&
+		grep -q "clients/lock-conflict: pass: .*(NLM, v3)" <<<"$out" &&
+		grep -q "clients/delegation-recall: pass: .*recalled it (DELEGRETURN" <<<"$out"
+	record "interop clients: two client guests on knfsd, v3 locks by NLM, a v4.2 read delegation recalled" $? \
+		"$(grep -A8 '^server' "$dir/matrix.txt" 2>/dev/null; tail -5 "$logs/interop-clients.log")"
+	grep -q "features/copy-whole: pass: .*the server copied them" <<<"$out" &&
+		grep -q "features/xattr: pass" <<<"$out"
+	record "interop features: knfsd v4.2 copies on the server (COPY counted) and keeps user xattrs" $? \
+		"$(grep 'features/' <<<"$out" | cut -c1-160 | head -10)"
 }
 
 # remote_smoke URI HOSTS STORE: a smoke instance on that host: booted with

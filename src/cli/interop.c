@@ -11,12 +11,15 @@ static const struct lab_opt interop_opts[] = {
 	  &io.topology, 0, 0, NULL, "interop" },
 	{ "--client", NULL, LAB_OPT_STR, "GUEST", "the client guest (default: client)",
 	  &io.client, 0, 0, NULL, "client" },
+	{ "--peer", NULL, LAB_OPT_STR, "GUEST",
+	  "the second client of the clients group: peer, peer-base or peer-debian",
+	  &io.peer, 0, 0, NULL, "peer" },
 	{ "--servers", NULL, LAB_OPT_LIST, "A,B", "only these server guests",
 	  &io.servers, 0, 0, NULL, NULL },
 	{ "--vers", NULL, LAB_OPT_LIST, "V,..", "only these NFS versions (3, 4.0, 4.1, 4.2)",
 	  &io.vers, 0, 0, NULL, NULL },
 	{ "--groups", NULL, LAB_OPT_LIST, "G,..",
-	  "only these groups (basic, general, special, lock, coherence)", &io.groups,
+	  "only these groups (tests/suite.ini: t100's groups=)", &io.groups,
 	  0, 0, NULL, NULL },
 	{ "--keep", NULL, LAB_OPT_FLAG, NULL, "leave the guests up afterwards", &keep,
 	  0, 0, NULL, NULL },
@@ -40,7 +43,8 @@ static int run_interop(struct lab_inst *in, char **args)
 static const struct lab_cmd_spec interop_spec = {
 	"interop", "",
 	"  The NFS interop matrix: the client against every server of the\n"
-	"  topology, per version and group; writes $LAB_HOME/interop/ID/\n"
+	"  topology, per version and group (tests/suite.ini [suite interop]);\n"
+	"  the clients group also brings up --peer; writes $LAB_HOME/interop/ID/\n"
 	"  matrix.txt, .json, .html. Exit 1 when a cell is not a pass.\n",
 	interop_opts, 0, 0, false,
 };

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 const char *const lab_known_roles[] = {
-	"nfs-server", "nfs-client", "conntrack", "tty", "smoke", "ganesha", NULL
+	"nfs-server", "nfs-client", "conntrack", "tty", "smoke", "ganesha", "nfs-peer", NULL
 };
 
 #define MAX_FILE_BYTES 65536

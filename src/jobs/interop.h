@@ -8,6 +8,7 @@
 struct lab_interop_opts {
 	const char *topology;
 	const char *client;  /* the client guest */
+	const char *peer;    /* the second client (nfs-peer) for the clients group */
 	char **servers;      /* NULL: every server of the topology */
 	char **vers;         /* NULL: 3, 4.0, 4.1, 4.2 */
 	char **groups;       /* NULL: every group */
@@ -19,7 +20,5 @@ int lab_interop_check(const struct lab_interop_opts *o);
 /* Up, the matrix, down. 0 every cell passed (or skipped with its reason),
  * 1 a cell failed or nothing ran, 130 interrupted. */
 int lab_interop(const struct lab_interop_opts *o);
-/* Matrix files of a run of t100 into DIR (matrix.txt/json/html, run/). */
-int lab_interop_write(const char *dir, const char *run_dir);
 
 #endif
