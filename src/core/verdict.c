@@ -24,6 +24,8 @@ static struct lab_decision by_exit(const struct lab_obs *o)
 		return d(LAB_PASS, LAB_EV_NONE,
 			 g_strdup(*said ? said : "program passed, console clean, no new taint"));
 	case 1:
+		if (o->seedless) /* no bug of its own to tell apart */
+			return d(LAB_FAIL, LAB_EV_OTHER, g_strdup(*said ? said : "the test failed"));
 		return d(LAB_FAIL, LAB_EV_OTHER,
 			 g_strdup_printf("failed for another reason: the test failed, "
 					 "but not with its bug's signature: %s", said));

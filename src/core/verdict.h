@@ -22,6 +22,7 @@ struct lab_obs {
 	guint expected_reports; /* the fix's own report (expected_report) */
 	bool expects_report;    /* the suite map names such a report */
 	bool program_sig;       /* the program's fail line matches the signature */
+	bool seedless;          /* it covers no seed (interop): no bug to name */
 	long new_taint;         /* complaint taint bits that appeared */
 	const char *sig_title;  /* first matching report, for the reason */
 	const char *other_title;/* first other report, for the reason */
@@ -46,7 +47,8 @@ struct lab_decision {
  *  8 the agent went silent, domain running  -> error
  *  9 exit 0, expected report missing        -> inconclusive
  * 10 exit 0                                 -> pass
- * 11 exit 1 (line not the signature)        -> fail (other reason)
+ * 11 exit 1 (line not the signature)        -> fail (other reason; a test
+ *    of no seed: what its program says)
  * 12 exit 2 / 4 / 3 / anything else         -> inconclusive / skip / error */
 struct lab_decision lab_decide(const struct lab_obs *o);
 

@@ -384,6 +384,7 @@ static bool execute(struct run_ctx *c, struct spec *s, struct lab_result *r)
 	o.said = said;
 	o.program_sig = lab_signature_matches_program(s->t->signature_program, said);
 	o.expects_report = s->t->expected_report != NULL;
+	o.seedless = !s->t->seed;
 	o.timeout_s = s->t->timeout_s;
 	dec = lab_decide(&o);
 	r->verdict = dec.verdict;
