@@ -9,3 +9,20 @@ set -eu
 udevadm wait --timeout=60 /sys/class/net/eth0
 ip link set dev eth0 up
 ip addr add @ADDRESS@ dev eth0
+# The same address at every later boot: a guest the reboot group resets
+# hard boots its disk again, and lab-seed runs once per instance only.
+cat > /etc/systemd/system/lab-address.service <<'UNIT'
+[Unit]
+Description=lab: this guest's address on the lab's bridge
+Wants=sys-subsystem-net-devices-eth0.device
+After=sys-subsystem-net-devices-eth0.device
+Before=network.target
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/sbin/ip link set dev eth0 up
+ExecStart=/sbin/ip addr replace @ADDRESS@ dev eth0
+[Install]
+WantedBy=multi-user.target
+UNIT
+systemctl enable lab-address.service

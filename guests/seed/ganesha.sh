@@ -45,6 +45,19 @@ EOF
 # v3's NLM); both are disabled in the image (guests/image/customize.sh).
 # ganesha's admin interface (and its ExecStop) is on D-Bus.
 systemctl start dbus rpcbind nfs-ganesha
+# A hard reset (the reboot group) boots this disk again without this
+# script: the export and the server come back by themselves, and the
+# grace period lets the clients reclaim (ganesha keeps its clients in
+# /var/lib/nfs/ganesha).
+echo '/dev/vdc /srv/nfs ext4 defaults 0 2' >> /etc/fstab
+systemctl add-wants multi-user.target dbus.service
+systemctl enable rpcbind.service nfs-ganesha.service
+# v3 clients reclaim their locks when sm-notify says the server restarted
+# (the image masks it: only a server needs it), once ganesha serves NLM
+systemctl unmask rpc-statd-notify.service
+mkdir -p /etc/systemd/system/rpc-statd-notify.service.d
+printf '[Unit]\nAfter=nfs-ganesha.service\n' > /etc/systemd/system/rpc-statd-notify.service.d/ganesha.conf
+systemctl add-wants multi-user.target rpc-statd-notify.service
 # Serve before lab-seed says ready: the saved ready state then restores a
 # server that answers and is past its grace period.
 for _ in $(seq 60); do
@@ -54,3 +67,6 @@ done
 rpcinfo -t localhost nfs 4
 timeout 60 sh -c 'until grep -qs "NOT IN GRACE" /var/log/ganesha/ganesha.log; do sleep 1; done' ||
 	echo 'lab: ganesha still in grace after 60 s' > /dev/kmsg
+# After a hard reset (the reboot group) the clients need the grace to
+# reclaim: 45 s from the next start on (this start's short grace is over).
+sed -i 's/Grace_Period = 10;/Grace_Period = 45;/' /etc/ganesha/ganesha.conf

@@ -305,6 +305,7 @@ char *lab_seed_user_data(const struct lab_guest *g)
 	}
 	ud = g_strconcat(common, role, NULL);
 	ud = replace_all(ud, "@ADDRESS@", g->address);
+	ud = replace_all(ud, "@EXPORT@", g->export ? g->export : "sync");
 	g_free(common);
 	g_free(role);
 	return ud;

@@ -1,7 +1,7 @@
 /* matrix.c - see matrix.h. A cell is a result named
  * "t100-nfs-interop-suite:SERVER:vVERS:GROUP"; its program's output says
  * its counts ("# interop: ... pass=N fail=N skip=N") and each check it
- * skipped ("# check GROUP/NAME: skip: WHY (T s)"). */
+ * failed or skipped ("# check GROUP/NAME: skip: WHY (T s)"). */
 #include "core/matrix.h"
 #include "core/results.h"
 #include "util/util.h"
@@ -17,6 +17,7 @@ struct cell {
 	const struct lab_result *r;
 	char *counts;     /* "pass=16 fail=0 skip=0" from the program */
 	GPtrArray *skips; /* "GROUP/CHECK: why", one per skipped check */
+	GPtrArray *fails; /* the same for each check that failed */
 };
 
 struct matrix {
@@ -42,20 +43,21 @@ static bool parse_name(const char *name, char **server, char **vers, char **grou
 	return ok;
 }
 
-/* "# check basic/xattr: skip: why (0.05 s)" -> "basic/xattr: why" */
-static char *skip_of(const char *line)
+/* "# check basic/xattr: skip: why (0.05 s)" -> "basic/xattr: why" when
+ * WORD (": skip: ", ": fail: ") is the check's verdict, else NULL. */
+static char *check_of(const char *line, const char *word)
 {
-	const char *colon = strstr(line, ": skip: ");
-	size_t n;
+	const char *colon = strstr(line, word);
+	size_t w = strlen(word), n;
 
-	if (strncmp(line, "# check ", 8) || !colon)
+	if (strncmp(line, "# check ", 8) || !colon || strchr(line + 8, ':') != colon)
 		return NULL;
-	n = strlen(colon + 8);
-	if (n > 4 && !strcmp(colon + 8 + n - 3, " s)")) /* the check's time */
-		n = (size_t)(strrchr(colon + 8, '(') - (colon + 8));
-	while (n && colon[8 + n - 1] == ' ')
+	n = strlen(colon + w);
+	if (n > 4 && !strcmp(colon + w + n - 3, " s)")) /* the check's time */
+		n = (size_t)(strrchr(colon + w, '(') - (colon + w));
+	while (n && colon[w + n - 1] == ' ')
 		n--;
-	return g_strdup_printf("%.*s: %.*s", (int)(colon - line - 8), line + 8, (int)n, colon + 8);
+	return g_strdup_printf("%.*s: %.*s", (int)(colon - line - 8), line + 8, (int)n, colon + w);
 }
 
 static void read_output(const struct lab_run *run, struct cell *c)
@@ -64,6 +66,7 @@ static void read_output(const struct lab_run *run, struct cell *c)
 	char *text = NULL, **lines, **l;
 
 	c->skips = g_ptr_array_new_with_free_func(g_free);
+	c->fails = g_ptr_array_new_with_free_func(g_free);
 	if (!g_file_get_contents(p, &text, NULL, NULL)) {
 		g_free(p);
 		return;
@@ -75,8 +78,10 @@ static void read_output(const struct lab_run *run, struct cell *c)
 
 		if (!strncmp(*l, "# interop: ", 11) && pass && !c->counts)
 			c->counts = g_strdup(pass);
-		else if ((s = skip_of(*l)))
+		else if ((s = check_of(*l, ": skip: ")))
 			g_ptr_array_add(c->skips, s);
+		else if ((s = check_of(*l, ": fail: ")))
+			g_ptr_array_add(c->fails, s);
 	}
 	g_strfreev(lines);
 	g_free(text);
@@ -89,6 +94,7 @@ static void cell_free(gpointer p)
 
 	g_free(c->counts);
 	g_ptr_array_free(c->skips, TRUE);
+	g_ptr_array_free(c->fails, TRUE);
 	g_free(c);
 }
 
@@ -211,10 +217,18 @@ static char *totals(const struct matrix *m)
 static void not_pass_line(const struct matrix *m, const char *server, const char *vers,
 			  const char *group, const struct cell *c, void *ud)
 {
+	const char *word = lab_verdict_name(c->r->verdict);
+	size_t n = strlen(word);
+	/* the reason may be the program's own result line: "fail: ..." */
+	bool said = c->r->reason && !strncmp(c->r->reason, word, n) && c->r->reason[n] == ':';
+
 	(void)m;
-	if (c->r->verdict != LAB_PASS)
-		g_string_append_printf(ud, "  %s v%s %s: %s: %s\n", server, vers, group,
-				       lab_verdict_name(c->r->verdict), c->r->reason);
+	if (c->r->verdict == LAB_PASS)
+		return;
+	g_string_append_printf(ud, "  %s v%s %s: %s%s%s\n", server, vers, group, said ? "" : word,
+			       said ? "" : ": ", c->r->reason);
+	for (guint i = 0; i < c->fails->len; i++)
+		g_string_append_printf(ud, "    failed %s\n", (char *)g_ptr_array_index(c->fails, i));
 }
 
 /* Each skipped check's reason once, with the cells that gave it. */
@@ -354,6 +368,10 @@ static void json_cell(const struct matrix *m, const char *server, const char *ve
 	for (guint i = 0; i < c->skips->len; i++)
 		json_object_array_add(skips, lab_json_str(g_ptr_array_index(c->skips, i)));
 	json_object_object_add(j, "skips", skips);
+	skips = json_object_new_array();
+	for (guint i = 0; i < c->fails->len; i++)
+		json_object_array_add(skips, lab_json_str(g_ptr_array_index(c->fails, i)));
+	json_object_object_add(j, "fails", skips);
 	json_object_array_add(ud, j);
 	g_free(reason);
 }
@@ -390,7 +408,7 @@ static char *esc(const char *s)
 }
 
 /* One <td>: the word, the counts, the time, and below them the reason of a
- * cell that is not a pass and every check it skipped, with why. */
+ * cell that is not a pass and every check it failed or skipped, with why. */
 static void html_cell(GString *h, const struct cell *c)
 {
 	char *why = esc(c ? c->r->reason : "not run"), *cnt = esc(c && c->counts ? c->counts : "");
@@ -402,10 +420,13 @@ static void html_cell(GString *h, const struct cell *c)
 			       c ? c->r->seconds : 0.0);
 	if (c && c->r->verdict != LAB_PASS)
 		g_string_append_printf(h, "<br><small>%s</small>", why);
-	for (guint i = 0; c && i < c->skips->len; i++) {
-		char *s = esc(g_ptr_array_index(c->skips, i));
+	for (guint i = 0; c && i < c->fails->len + c->skips->len; i++) {
+		bool failed = i < c->fails->len;
+		char *s = esc(g_ptr_array_index(failed ? c->fails : c->skips,
+						failed ? i : i - c->fails->len));
 
-		g_string_append_printf(h, "<br><small class=\"why\">%s</small>", s);
+		g_string_append_printf(h, "<br><small class=\"why\">%s%s</small>",
+				       failed ? "failed " : "", s);
 		g_free(s);
 	}
 	g_string_append(h, "</td>");

@@ -46,7 +46,7 @@ void lab_suite_free(struct lab_suite *s)
 
 static const char *const test_keys[] = {
 	"title", "seed", "roles", "order", "timeout", "consumes_boot",
-	"needs_cmdline", "nfs_versions", "amplifier", "window", "nfs_mount",
+	"needs_cmdline", "nfs_versions", "amplifier", "window", "nfs_mount", "reset_server",
 	"netem", "expected_report", "peers", "signature", "signature_program",
 	"min_hits", "servers", "groups", "parts", NULL,
 };
@@ -157,6 +157,7 @@ static struct lab_test *load_test(struct lab_ini *l, const char *grp)
 	t->amplifiers = opt_list(l, grp, "amplifier");
 	t->window = opt_str(l, grp, "window");
 	t->nfs_mount = lab_ini_bool(l, grp, "nfs_mount", false);
+	t->reset_server = lab_ini_bool(l, grp, "reset_server", false);
 	t->netem = opt_str(l, grp, "netem");
 	t->expected_report = opt_str(l, grp, "expected_report");
 	t->title = opt_str(l, grp, "title");

@@ -18,6 +18,8 @@ struct lab_test {
 	char **amplifiers;   /* "PATH=VALUE" each: written when PATH exists */
 	char *window;        /* for races: what a "window hit" is */
 	bool nfs_mount;      /* runner mounts the export at LAB_NFS_DIR */
+	bool reset_server;   /* the program may ask the runner to reset its
+			      * NFS server hard (run_reset.c) */
 	char *netem;         /* delay on eth0 during the test, e.g. "20ms" */
 	char *expected_report; /* a report containing this is the fix at work */
 	char *title;

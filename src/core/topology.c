@@ -42,7 +42,7 @@ static const char *const topology_keys[] = { "name", "description", "kernel",
 static const char *const network_keys[] = { NULL };
 static const char *const guest_keys[] = { "role", "vcpus", "memory", "kernel",
 					  "cmdline", "network", "address",
-					  "disks", "devices", NULL };
+					  "disks", "devices", "export", NULL };
 static const struct lab_ini_kind kinds[] = {
 	{ "topology", false, topology_keys },
 	{ "network ", true, network_keys },
@@ -165,6 +165,7 @@ static void guest_free(gpointer p)
 	g_free(g->role);
 	g_free(g->kernel);
 	g_free(g->cmdline);
+	g_free(g->export);
 	g_strfreev(g->devices);
 	g_free(g->disks_mib);
 	g_free(g->network);
@@ -238,6 +239,20 @@ static void parse_role(struct lab_ini *l, const char *grp, struct lab_guest *g)
 	g_free(why);
 }
 
+/* An nfs-server's export: sync (the default: a reply means the data is
+ * on its disk) or async (the proof that the reboot group sees data the
+ * server acknowledged and lost). */
+static void parse_export(struct lab_ini *l, const char *grp, struct lab_guest *g)
+{
+	g->export = lab_ini_str(l, grp, "export", "sync");
+	if (!g->export)
+		return;
+	if (strcmp(g->export, "sync") && strcmp(g->export, "async"))
+		lab_ini_bad_value(l, grp, "export", g->export, "is neither sync nor async");
+	else if (strcmp(g->export, "sync") && (!g->role || strcmp(g->role, "nfs-server")))
+		lab_ini_fail(l, grp, "export", "is for role nfs-server only");
+}
+
 static void parse_cmdline(struct lab_ini *l, const char *grp,
 			  struct lab_guest *g)
 {
@@ -288,6 +303,7 @@ static struct lab_guest *parse_guest(struct lab_ini *l, const char *grp,
 	if (g->kernel && !kernel_ok(g->kernel))
 		lab_ini_bad_value(l, grp, "kernel", g->kernel, "is not baseline, patched or debian");
 	parse_cmdline(l, grp, g);
+	parse_export(l, grp, g);
 	g->network = lab_ini_str(l, grp, "network", NULL);
 	parse_address_key(l, grp, g);
 	parse_devices(l, grp, g);

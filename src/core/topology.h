@@ -15,6 +15,7 @@ struct lab_guest {
 	int *disks_mib; /* extra scratch disks (MiB), 0-terminated, at most 8 */
 	char *network;
 	char *address;  /* "169.254.10.1/16" */
+	char *export;   /* nfs-server: "sync" (default) or "async" */
 };
 
 struct lab_network {

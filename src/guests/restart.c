@@ -152,3 +152,38 @@ out:
 	restart_clear(&r);
 	return rc;
 }
+
+int lab_guest_reset(struct lab_inst *in, const char *guest, const char *save_console)
+{
+	struct restart r = { 0 };
+	virDomainPtr d = NULL;
+	char *xml = NULL;
+	int rc = -1;
+
+	if (restart_load(in, guest, &r) != 0)
+		goto out;
+	/* its own definition as it runs (the disks it has now), not the boot
+	 * XML: a restored guest runs on its copy of the saved disks */
+	d = virDomainLookupByName(in->conn, r.domain);
+	xml = d ? virDomainGetXMLDesc(d, VIR_DOMAIN_XML_INACTIVE) : NULL;
+	if (d)
+		virDomainFree(d);
+	if (!xml || lab_inst_destroy_domain(in->conn, r.domain) != 0) {
+		lab_err("cannot reset guest %s: %s", guest, lab_virt_error());
+		goto out;
+	}
+	keep_console(in, &r, save_console);
+	d = virDomainCreateXML(in->conn, xml, VIR_DOMAIN_NONE);
+	if (!d) {
+		lab_err("guest %s did not start again after its reset: %s", guest,
+			lab_virt_error());
+		goto out;
+	}
+	virDomainFree(d);
+	record_restart(in, guest, "reset");
+	rc = 0;
+out:
+	free(xml);
+	restart_clear(&r);
+	return rc;
+}

@@ -12,4 +12,10 @@ struct lab_inst;
 int lab_guest_restart(struct lab_inst *in, const char *guest,
 		      const char *save_console, int timeout_s);
 
+/* A hard reset of GUEST, as a power cut: destroyed and started again
+ * from its own definition, its memory gone, its disks as they are (no
+ * restore, no new root disk); its console so far kept as SAVE_CONSOLE.
+ * Does not wait for it to answer. 0, or -1 (message printed). */
+int lab_guest_reset(struct lab_inst *in, const char *guest, const char *save_console);
+
 #endif

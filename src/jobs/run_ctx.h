@@ -131,7 +131,11 @@ struct oops_watch {
 	goffset seen;      /* console size at the last look */
 	double oops_at;    /* when an oops of this test was first seen */
 	bool panicked;     /* the kernel panicked: nothing will answer */
+	double reset_polled; /* when run_reset.c last looked for a request */
 };
+/* A test's request to reset its NFS server, looked for at most once a
+ * second (*POLLED: when last): done, and answered in its guest. */
+void lab_run_reset_poll(struct run_ctx *c, const struct spec *s, double *polled);
 /* lab_agent_exec_watch's stop: an oops pinned to the test, and a grace
  * for the program to finish, or a panic. */
 bool lab_run_oopsed(void *arg);

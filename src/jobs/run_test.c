@@ -291,6 +291,15 @@ static void save_output(struct run_ctx *c, struct lab_result *r,
 	g_free(all);
 }
 
+/* While the program runs: a reset it asked for, an oops. */
+static bool watch_step(void *arg)
+{
+	struct oops_watch *w = arg;
+
+	lab_run_reset_poll(w->c, w->s, &w->reset_polled);
+	return lab_run_oopsed(arg);
+}
+
 /* Run the program; fills o (exit code, timeout) and *out. */
 static void run_program(struct run_ctx *c, const struct spec *s,
 			struct lab_obs *o, char **out)
@@ -299,9 +308,9 @@ static void run_program(struct run_ctx *c, const struct spec *s,
 	const char *argv[] = { "/usr/bin/setsid", "/bin/sh", "-c", script, NULL };
 	virDomainPtr d = lab_virt_guest(c->conn, s->g->name);
 	struct lab_exec_result res = { 0 };
-	struct oops_watch w = { c, s, -1, 0, false };
+	struct oops_watch w = { c, s, -1, 0, false, 0 };
 	int how = d ? lab_agent_exec_watch(d, argv, s->t->timeout_s + AGENT_SLACK_S,
-					   0, lab_run_oopsed, &w, &res) : -1;
+					   0, watch_step, &w, &res) : -1;
 
 	o->exit_code = how == 0 ? res.exit_code : -1;
 	o->domain_dead = w.panicked;

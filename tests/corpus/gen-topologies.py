@@ -30,6 +30,8 @@ def case(name, data, expect):
 # the former tests/unit/topologies
 case("bad-integer", one(b"vcpus=two\n"), ":8: [guest a] vcpus: 'two' is not a plain decimal number")
 case("bad-kernel", one(b"kernel=mainline\n"), ":8: [guest a] kernel: 'mainline' is not baseline, patched or debian")
+case("export-bad", one(b"export=maybe\n", role=b"nfs-server"), ":8: [guest a] export: 'maybe' is neither sync nor async")
+case("export-not-server", one(b"export=async\n"), ":8: [guest a] export: is for role nfs-server only")
 case("duplicate-address", HEAD + guest() + b"\n" + guest(name=b"b", role=b"tty"), ":14: [guest b] address: address 169.254.1.1 is used by guest a too")
 case("duplicate-guest", HEAD + guest() + b"\n" + guest(role=b"tty", addr=b"169.254.1.2/16"), ":11: [guest a]: duplicate section (first at line 6)")
 case("malformed", b"[topology]\nname=bad\nthis line is not a key\n", ":3: 'this line is not a key' is not a [section], key=value or # comment")

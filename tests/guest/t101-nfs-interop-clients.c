@@ -1,9 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * t101-nfs-interop-clients - two client guests on one NFS export: what one
- * writes the other reads after open (close-to-open both ways), byte-range
- * locks that conflict across clients (NLM on v3, LOCK on v4), and a read
- * delegation one client holds recalled when the other writes.
+ * t101-nfs-interop-clients - two client guests on one NFS export.
+ *
+ * Group clients: what one writes the other reads after open (close-to-open
+ * both ways), byte-range locks that conflict across clients (NLM on v3,
+ * LOCK on v4), and a read delegation one client holds recalled when the
+ * other writes.
+ *
+ * Group reboot: with data fsynced, a lock held, a file open and an
+ * application writing, the test asks the runner to reset the server hard
+ * (it creates /run/lab-reset-request; the runner answers "ok" in
+ * /run/lab-reset-done: suite.ini reset_server=true) and waits for the
+ * server as an application would; then every synced byte must be on the
+ * server (read with O_DIRECT), the lock must have been reclaimed (the peer
+ * is refused its range), the open file must take writes and the
+ * application must have finished. Against an export with `async` the
+ * server acknowledges data it has not written: the reset loses it, and
+ * synced-data says which bytes.
  *
  * One program, two sides.  On the nfs-client guest (the test) the runner
  * has mounted the export at LAB_NFS_DIR (vers=LAB_NFS_VERS).  On the
@@ -43,7 +56,7 @@
 #define CHUNK		65536
 #define MAX_HELD	8
 
-static unsigned char buf[CHUNK];
+static unsigned char buf[CHUNK] __attribute__((aligned(4096)));	/* O_DIRECT */
 
 /* ------------------------------------------------------------------ */
 /* data                                                                */
@@ -294,6 +307,11 @@ struct ctx {
 	char rel[96];		/* our directory under the export */
 	int peer;		/* the connection to the peer */
 	char local_lock[64];	/* the mount's local_lock=, "none" when absent */
+	/* the reboot group: what the reset check leaves for the others */
+	int reset_ok;		/* the server was reset and answers again */
+	int lock_fd, open_fd;	/* a lock and an open file held across it */
+	pid_t app;		/* the application writing through it */
+	int kmsg;		/* /dev/kmsg from the test's start, or -1 */
 };
 
 static char why[1024];
@@ -503,16 +521,238 @@ static int chk_delegation(struct ctx *c)
 		    "peer's bytes", r1 - r0, (double)(lab_now_ms() - t0) / 1000.0);
 }
 
+/* ---- reboot: the server reset hard while this client has synced data,
+ * a lock, an open file and an application writing ---- */
+
+#define APP_CHUNKS 48
+#define RESET_REQUEST "/run/lab-reset-request"
+#define RESET_DONE "/run/lab-reset-done"
+
+/* The application: 48 x 64 KiB, each written and fsynced, a quarter of a
+ * second apart, through the reset: it must end with every write done. */
+static int app_main(const char *path)
+{
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+
+	if (fd < 0)
+		return 2;
+	for (int i = 0; i < APP_CHUNKS; i++) {
+		lab_fill(buf, CHUNK, 65, (uint64_t)i * CHUNK);
+		if (pwrite(fd, buf, CHUNK, (off_t)i * CHUNK) != CHUNK || fsync(fd)) {
+			lab_diag("reboot: the application's write %d of %d: %s", i + 1, APP_CHUNKS,
+				 en(errno));
+			return 1;
+		}
+		lab_sleep_us(250000);
+	}
+	return close(fd) ? 1 : 0;
+}
+
+/* FILE read with O_DIRECT (from the server, not this client's cache) as
+ * SEED x SIZE: LAB_PASS, or a fail that names what was lost. */
+static int on_server(const struct ctx *c, const char *name, uint64_t seed, off_t size)
+{
+	int fd = open(here(c, name), O_RDONLY | O_DIRECT), rc;
+	uint64_t h, want = pattern_hash(seed, size);
+	off_t got;
+
+	if (fd < 0)
+		return fail("lost synced data: %s: %s (the file was fsynced before the reset)", name,
+			    en(errno));
+	rc = hash_fd(fd, &got, &h);
+	close(fd);
+	if (rc)
+		return fail("lost synced data: reading %s: %s", name, en(errno));
+	if (got != size || h != want)
+		return fail("lost synced data: %s holds %lld bytes, fnv64 %016" PRIx64 "; %lld "
+			    "were fsynced before the reset, fnv64 %016" PRIx64, name,
+			    (long long)got, h, (long long)size, want);
+	return LAB_PASS;
+}
+
+static int request_reset(void)
+{
+	char done[64] = "";
+	FILE *f;
+
+	unlink(RESET_DONE);
+	f = fopen(RESET_REQUEST, "we");
+	if (!f || fputs("reset\n", f) < 0 || fclose(f))
+		return -1;
+	for (uint64_t end = lab_now_ms() + 120000; lab_now_ms() < end; lab_sleep_us(200000)) {
+		f = fopen(RESET_DONE, "re");
+		if (!f)
+			continue;
+		if (!fgets(done, sizeof(done), f))
+			done[0] = '\0';
+		fclose(f);
+		if (!strchr(done, '\n'))
+			continue;	/* still being written */
+		done[strcspn(done, "\n")] = '\0';
+		return strcmp(done, "ok") ? -1 : 0;
+	}
+	return -1;
+}
+
+static int chk_reset(struct ctx *c)
+{
+	uint64_t t0;
+	int fd, e;
+
+	if (put_pattern(here(c, "synced"), 61, 4 * 1024 * 1024 + 5) ||
+	    (fd = open(here(c, "synced"), O_RDONLY)) < 0 || fsync(fd) || close(fd))
+		return fail("write and fsync here: %s", en(errno));
+	fd = open(here(c, "osync"), O_CREAT | O_TRUNC | O_WRONLY | O_SYNC, 0644);
+	lab_fill(buf, CHUNK, 62, 0);
+	if (fd < 0 || pwrite(fd, buf, CHUNK, 0) != CHUNK || close(fd))
+		return fail("an O_SYNC write here: %s", en(errno));
+	if (put_pattern(here(c, "locked"), 63, 4096) ||
+	    (c->lock_fd = open(here(c, "locked"), O_RDWR)) < 0)
+		return fail("create the locked file: %s", en(errno));
+	if ((e = lk(c->lock_fd, F_SETLK, F_WRLCK, 0, 100, NULL)))
+		return fail("this client's write lock on [0, 100): %s", en(e));
+	if (put_pattern(here(c, "open"), 64, 256 * 1024) ||
+	    (c->open_fd = open(here(c, "open"), O_RDWR)) < 0 || fsync(c->open_fd))
+		return fail("the file kept open: %s", en(errno));
+	fflush(stdout);
+	c->app = fork();
+	if (c->app == 0)
+		_exit(app_main(here(c, "app")));
+	if (c->app < 0)
+		return fail("fork the application: %s", en(errno));
+	/* The crash comes 10 s later, the application writing all along: the
+	 * server has had its journal commit (5 s) for the state this client
+	 * holds, as a crash at an arbitrary time would find it. Measured
+	 * without the wait (2 s): knfsd on v4.0 and NFS-Ganesha on v4.1 lost
+	 * the lock ("NFS: lost 1 locks") while v4.1/4.2 on knfsd kept it. */
+	lab_sleep_us(10000000);
+	t0 = lab_now_ms();
+	if (request_reset())
+		lab_end(LAB_ERROR, "the runner did not reset the server (%s)", RESET_DONE);
+	lab_diag("reboot: the runner reset the server hard after %.1f s",
+		 (double)(lab_now_ms() - t0) / 1000.0);
+	/* a new name goes to the server: it blocks (hard mount) until the
+	 * server is back and past its grace */
+	fd = open(here(c, "probe"), O_CREAT | O_EXCL | O_WRONLY, 0644);
+	if (fd < 0 || close(fd))
+		return fail("creating a file after the reset: %s", en(errno));
+	c->reset_ok = 1;
+	return pass("the server was reset hard (memory gone, disks kept) and took a new file "
+		    "%.1f s later", (double)(lab_now_ms() - t0) / 1000.0);
+}
+
+static int chk_synced(struct ctx *c)
+{
+	int code;
+
+	if (!c->reset_ok)
+		return skip("the server was not reset");
+	if ((code = on_server(c, "synced", 61, 4 * 1024 * 1024 + 5)) ||
+	    (code = on_server(c, "osync", 62, CHUNK)))
+		return code;
+	return pass("every byte fsynced or written O_SYNC before the reset is on the server "
+		    "(read back with O_DIRECT)");
+}
+
+/* What this client's kernel said about lost locks since the test began
+ * ("NFS: SERVER: lost 1 locks"), or "". */
+static const char *kernel_lost(const struct ctx *c)
+{
+	static char said[600];
+	char text[512];
+
+	said[0] = '\0';
+	while (c->kmsg >= 0 && lab_kmsg_next(c->kmsg, text, sizeof(text)) == 1)
+		if (strstr(text, "lost") && strstr(text, "lock"))
+			snprintf(said, sizeof(said), "; this client's kernel said \"%s\"", text);
+	return said;
+}
+
+static int chk_lock_reclaimed(struct ctx *c)
+{
+	char rel[160], ans[256];
+	int e;
+
+	if (!c->reset_ok)
+		return skip("the server was not reset");
+	if (strcmp(c->local_lock, "none"))
+		return skip("this mount keeps locks on the client (local_lock=%s)", c->local_lock);
+	snprintf(rel, sizeof(rel), "%s/locked", c->rel);
+	if (ask(c, ans, sizeof(ans), "LOCK %s w 50 10", rel) == 0)
+		return fail("the lock was lost: after the server's reboot the peer got [50, 60) "
+			    "of a range this client had locked (%s did not reclaim it)%s",
+			    strcmp(c->vers, "3") ? "v4 state recovery" : "NLM after SM_NOTIFY",
+			    kernel_lost(c));
+	if (!refused(ans))
+		return fail("the peer's lock request after the reboot: expected EAGAIN or EACCES, "
+			    "got %s", ans);
+	if ((e = lk(c->lock_fd, F_SETLK, F_UNLCK, 0, 100, NULL)))
+		return fail("unlock here after the reboot: %s", en(e));
+	close(c->lock_fd);
+	return pass("this client's lock survived the server's reboot (%s): the peer was refused "
+		    "the range after the grace period", strcmp(c->vers, "3") ?
+		    "reclaimed in the v4 grace period" : "reclaimed by NLM after SM_NOTIFY");
+}
+
+static int chk_open_file(struct ctx *c)
+{
+	int code;
+
+	if (!c->reset_ok)
+		return skip("the server was not reset");
+	lab_fill(buf, CHUNK, 64, 256 * 1024);
+	if (pwrite(c->open_fd, buf, CHUNK, 256 * 1024) != CHUNK || fsync(c->open_fd))
+		return fail("writing through the file kept open across the reboot: %s", en(errno));
+	close(c->open_fd);
+	if ((code = on_server(c, "open", 64, 256 * 1024 + CHUNK)))
+		return code;
+	return pass("the file kept open across the reboot takes writes (%s) and holds every byte",
+		    strcmp(c->vers, "3") ? "its OPEN reclaimed" : "v3 has no open state");
+}
+
+static int chk_app(struct ctx *c)
+{
+	int status = 0, code;
+	pid_t w;
+
+	if (!c->reset_ok || c->app <= 0)
+		return skip("the server was not reset");
+	for (uint64_t end = lab_now_ms() + 300000;
+	     (w = waitpid(c->app, &status, WNOHANG)) == 0 && lab_now_ms() < end;)
+		lab_sleep_us(200000);
+	if (w != c->app) {
+		kill(c->app, SIGKILL);
+		waitpid(c->app, &status, 0);
+		return fail("the application writing through the reset did not finish in 300 s");
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return fail("the application writing through the reset failed (exit %d)",
+			    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	if ((code = on_server(c, "app", 65, (off_t)APP_CHUNKS * CHUNK)))
+		return code;
+	return pass("the application writing and fsyncing through the reset went on and "
+		    "finished: %d x 64 KiB, every byte on the server", APP_CHUNKS);
+}
+
 struct check {
 	const char *name;
 	int (*fn)(struct ctx *c);
 };
 
-static const struct check checks[] = {
+static const struct check clients_checks[] = {
 	{ "cto-to-peer", chk_cto_to_peer },
 	{ "cto-from-peer", chk_cto_from_peer },
 	{ "lock-conflict", chk_lock_conflict },
 	{ "delegation-recall", chk_delegation },
+	{ NULL, NULL },
+};
+
+static const struct check reboot_checks[] = {
+	{ "reset", chk_reset },
+	{ "synced-data", chk_synced },
+	{ "lock-reclaimed", chk_lock_reclaimed },
+	{ "open-file", chk_open_file },
+	{ "app-continued", chk_app },
 	{ NULL, NULL },
 };
 
@@ -577,11 +817,11 @@ static void rm_dir(const struct ctx *c)
 {
 	char path[PATH_MAX + 512];
 
-	for (int i = 0; i < 4; i++) {
-		static const char *const names[] = { "to-peer", "from-peer", "locks", "deleg" };
+	static const char *const names[] = { "to-peer", "from-peer", "locks", "deleg", "synced",
+					     "osync", "locked", "open", "app", "probe", NULL };
 
+	for (int i = 0; names[i]; i++)
 		unlink(here(c, names[i]));
-	}
 	snprintf(path, sizeof(path), "%s/%s", c->base, c->rel);
 	rmdir(path);
 }
@@ -592,10 +832,11 @@ int main(void)
 	struct ctx *c = &ctx;
 	struct lab_info info = {
 		.name = "t101-nfs-interop-clients", .seed = "000", .bound_s = BOUND_S,
-		.title = "NFS interop between two client guests: close-to-open both ways, "
-			 "locks across clients, a read delegation recalled",
+		.title = "NFS interop between two client guests: close-to-open, locks, "
+			 "delegations; the server reset hard under them",
 	};
-	const char *dir = getenv("LAB_NFS_DIR"), *addr;
+	const char *dir = getenv("LAB_NFS_DIR"), *group = getenv("LAB_INTEROP_GROUP"), *addr;
+	const struct check *checks;
 	char host[64] = "host", path[PATH_MAX + 512], ans[64];
 	int n[5] = { 0 };
 
@@ -605,6 +846,13 @@ int main(void)
 		return peer_main();
 	}
 	lab_begin(&info);
+	if (group && !strcmp(group, "clients"))
+		checks = clients_checks;
+	else if (group && !strcmp(group, "reboot"))
+		checks = reboot_checks;
+	else
+		lab_end(LAB_ERROR, "LAB_INTEROP_GROUP must be clients or reboot, not '%s'",
+			group ? group : "");
 	c->vers = getenv("LAB_NFS_VERS") ? getenv("LAB_NFS_VERS") : "?";
 	c->server = getenv("LAB_INTEROP_SERVER") ? getenv("LAB_INTEROP_SERVER") : "unknown";
 	if (!dir || !realpath(dir, c->base))
@@ -619,6 +867,7 @@ int main(void)
 	if (mkdir(path, 0755))
 		lab_fatal("mkdir %s", path);
 	read_local_lock(c);
+	c->kmsg = lab_kmsg_open(1);
 	c->peer = connect_peer(addr);
 	if (c->peer < 0)
 		lab_end(LAB_ERROR, "the peer client at %s:%d did not answer within 120 s", addr, PORT);
@@ -629,12 +878,12 @@ int main(void)
 		int code = checks[i].fn(c);
 
 		n[code]++;
-		lab_diag("check clients/%s: %s: %s (%.2f s)", checks[i].name, lab_result_word(code),
-			 why, (double)(lab_now_ms() - t0) / 1000.0);
+		lab_diag("check %s/%s: %s: %s (%.2f s)", group, checks[i].name,
+			 lab_result_word(code), why, (double)(lab_now_ms() - t0) / 1000.0);
 	}
 	ask(c, ans, sizeof(ans), "QUIT");
 	rm_dir(c);
-	lab_diag("interop: group=clients vers=%s server=%s pass=%d fail=%d skip=%d", c->vers,
+	lab_diag("interop: group=%s vers=%s server=%s pass=%d fail=%d skip=%d", group, c->vers,
 		 c->server, n[LAB_PASS], n[LAB_FAIL], n[LAB_SKIP]);
 	lab_end(n[LAB_FAIL] ? LAB_FAIL : n[LAB_PASS] ? LAB_PASS : LAB_SKIP,
 		"%d passed, %d failed, %d skipped", n[LAB_PASS], n[LAB_FAIL], n[LAB_SKIP]);

@@ -191,7 +191,7 @@ static void test_check_topology(void **s)
 	expect(2, "no-such-topology.ini", 3, "lab", "check-topology",
 	       "no-such-topology");
 	/* a topology that is not there: the ones that are, by name */
-	expect(2, "the topologies are default, interop, nfs, smoke", 3, "lab",
+	expect(2, "the topologies are default, interop, interop-async, nfs, smoke", 3, "lab",
 	       "check-topology", "defualt");
 	expect(2, "check-topology: bad argument '--fast'", 3, "lab", "check-topology", "--fast");
 	expect(0, "usage: lab check-topology", 3, "lab", "check-topology", "--help");
