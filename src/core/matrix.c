@@ -399,20 +399,12 @@ static char *matrix_json(const struct matrix *m)
 	return out;
 }
 
-static char *esc(const char *s)
-{
-	char *ok = g_utf8_make_valid(s ? s : "", -1), *e = g_markup_escape_text(ok, -1);
-
-	g_free(ok);
-	return e;
-}
-
 /* One <td>: the word, the counts, the time, and below them the reason of a
  * cell that is not a pass and every check it failed or skipped, with why. */
 static void html_cell(GString *h, const struct cell *c)
 {
-	char *why = esc(c ? c->r->reason : "not run"), *cnt = esc(c && c->counts ? c->counts : "");
-	char *word = cell_word(c), *ew = esc(word);
+	char *why = lab_html_esc(c ? c->r->reason : "not run"), *cnt = lab_html_esc(c && c->counts ? c->counts : "");
+	char *word = cell_word(c), *ew = lab_html_esc(word);
 
 	g_string_append_printf(h, "<td class=\"%s%s\" title=\"%s\">%s<br><small>%s</small>"
 			       "<br><small>%.0f s</small>", c ? lab_verdict_name(c->r->verdict) : "none",
@@ -422,7 +414,7 @@ static void html_cell(GString *h, const struct cell *c)
 		g_string_append_printf(h, "<br><small>%s</small>", why);
 	for (guint i = 0; c && i < c->fails->len + c->skips->len; i++) {
 		bool failed = i < c->fails->len;
-		char *s = esc(g_ptr_array_index(failed ? c->fails : c->skips,
+		char *s = lab_html_esc(g_ptr_array_index(failed ? c->fails : c->skips,
 						failed ? i : i - c->fails->len));
 
 		g_string_append_printf(h, "<br><small class=\"why\">%s%s</small>",
@@ -442,7 +434,7 @@ static void html_software(const struct matrix *m, GString *h)
 	for (guint s = 0; s < m->servers->len; s++) {
 		const char *name = g_ptr_array_index(m->servers, s);
 		const char *sw = m->software ? g_hash_table_lookup(m->software, name) : NULL;
-		char *en = esc(name), *es = esc(sw ? sw : "(not asked)");
+		char *en = lab_html_esc(name), *es = lab_html_esc(sw ? sw : "(not asked)");
 
 		g_string_append_printf(h, "<li>%s: %s</li>", en, es);
 		g_free(en);
@@ -463,8 +455,8 @@ static char *matrix_html(const struct matrix *m)
 				  ".pass.skipped{background:#e8f5c0}.why{color:#555}"
 				  "</style><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
 				  "</head><body>\n");
-	char *id = esc(m->run->id), *kr = esc(m->run->kernel_release);
-	char *tot = totals(m), *et = esc(tot);
+	char *id = lab_html_esc(m->run->id), *kr = lab_html_esc(m->run->kernel_release);
+	char *tot = totals(m), *et = lab_html_esc(tot);
 
 	g_string_append_printf(h, "<h1>NFS interop matrix</h1><p>run %s, client kernel %s</p>\n",
 			       id, kr);
@@ -475,7 +467,7 @@ static char *matrix_html(const struct matrix *m)
 	g_string_append(h, "</tr>\n");
 	for (guint s = 0; s < m->servers->len; s++)
 		for (guint g = 0; g < m->groups->len; g++) {
-			char *sv = esc(g_ptr_array_index(m->servers, s));
+			char *sv = lab_html_esc(g_ptr_array_index(m->servers, s));
 
 			g_string_append_printf(h, "<tr class=\"cellrow\"><td>%s</td><td>%s</td>", sv,
 					       (char *)g_ptr_array_index(m->groups, g));

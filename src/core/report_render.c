@@ -305,15 +305,6 @@ static const char html_style[] =
 	"@media (max-width:900px){table{table-layout:auto;min-width:860px}body{margin:.4em}}\n"
 	"</style>\n";
 
-static char *esc(const char *s)
-{
-	char *ok = g_utf8_make_valid(s ? s : "", -1);
-	char *e = g_markup_escape_text(ok, -1);
-
-	g_free(ok);
-	return e;
-}
-
 static char *css_class(const char *s)
 {
 	char *c = g_ascii_strdown(s ? s : "none", -1);
@@ -324,7 +315,7 @@ static char *css_class(const char *s)
 
 static void html_verdict(GString *h, const char *v)
 {
-	char *c = css_class(v), *e = esc(v ? v : "not run");
+	char *c = css_class(v), *e = lab_html_esc(v ? v : "not run");
 
 	g_string_append_printf(h, "<td class=\"v-%s\">%s</td>", c, e);
 	g_free(c);
@@ -333,17 +324,17 @@ static void html_verdict(GString *h, const char *v)
 
 static void html_evidence(GString *h, const struct lab_side *s, bool links)
 {
-	char *e = esc(s->evidence);
+	char *e = lab_html_esc(s->evidence);
 
 	g_string_append_printf(h, "<td><code>%s</code>", e);
 	if (s->excerpt) {
-		char *ex = esc(s->excerpt);
+		char *ex = lab_html_esc(s->excerpt);
 
 		g_string_append_printf(h, "<details><summary>console excerpt</summary><pre>%s</pre></details>", ex);
 		g_free(ex);
 	}
 	if (links && s->dir) {
-		char *d = esc(s->dir);
+		char *d = lab_html_esc(s->dir);
 
 		g_string_append_printf(h, "<br><a href=\"%s/output.txt\">test output</a>", d);
 		g_free(d);
@@ -354,11 +345,11 @@ static void html_evidence(GString *h, const struct lab_side *s, bool links)
 
 static void html_row(GString *h, const struct lab_row *r)
 {
-	char *seed = esc(r->seed), *art = esc(r->article), *t = esc(r->title);
-	char *imp = esc(r->impact), *why = esc(r->why), *label = conclusion_label(r);
-	char *lab = esc(label), *cls = css_class(lab_conclusion_name(r->conclusion));
-	char *ic = esc(r->impact_class), *prov = esc(r->provenance_why);
-	char *iso = esc(r->isolated ? r->isolated : "not run"), *notes = esc(r->notes);
+	char *seed = lab_html_esc(r->seed), *art = lab_html_esc(r->article), *t = lab_html_esc(r->title);
+	char *imp = lab_html_esc(r->impact), *why = lab_html_esc(r->why), *label = conclusion_label(r);
+	char *lab = lab_html_esc(label), *cls = css_class(lab_conclusion_name(r->conclusion));
+	char *ic = lab_html_esc(r->impact_class), *prov = lab_html_esc(r->provenance_why);
+	char *iso = lab_html_esc(r->isolated ? r->isolated : "not run"), *notes = lab_html_esc(r->notes);
 
 	g_string_append_printf(h, "<tr class=\"row\" id=\"seed-%s\"><td>#%s<br><small>%s</small></td>"
 			       "<td><b>%s</b><br><small>%s</small></td>", seed, art, seed, t, imp);
@@ -391,8 +382,8 @@ static void html_row(GString *h, const struct lab_row *r)
 char *lab_report_html(GPtrArray *rows, const struct lab_review_info *info,
 		      const struct lab_run *base, const struct lab_run *patched)
 {
-	char *name = esc(info && info->name ? info->name : "?");
-	char *sum = summary_text(rows, info, base, patched), *esum = esc(sum);
+	char *name = lab_html_esc(info && info->name ? info->name : "?");
+	char *sum = summary_text(rows, info, base, patched), *esum = lab_html_esc(sum);
 	struct counts n = count_rows(rows);
 	char *banner = verdict_banner(&n);
 	GString *h = g_string_new("");

@@ -108,15 +108,6 @@ char *lab_stress_text(const struct lab_stress *s)
 
 /* ---- HTML ---- */
 
-static char *esc(const char *s)
-{
-	char *ok = g_utf8_make_valid(s ? s : "", -1);
-	char *e = g_markup_escape_text(ok, -1);
-
-	g_free(ok);
-	return e;
-}
-
 static const char *colour(char v)
 {
 	switch (v) {
@@ -177,7 +168,7 @@ static void timeline_svg(GString *h, const struct lab_stress *s)
 	time_axis(h, t0, t1, left, w, s->tests->len * row + 6);
 	for (i = 0; i < s->tests->len; i++) {
 		const struct lab_stress_test *x = g_ptr_array_index(s->tests, i);
-		char *n = esc(x->name);
+		char *n = lab_html_esc(x->name);
 
 		g_string_append_printf(h, "<text x=\"4\" y=\"%u\" font-size=\"11\">%s</text>\n",
 				       i * row + 13, n);
@@ -196,7 +187,7 @@ static void timeline_svg(GString *h, const struct lab_stress *s)
 
 char *lab_stress_html(const struct lab_stress *s)
 {
-	char *sum = lab_stress_text(s), *esum = esc(sum), *id = esc(s->id);
+	char *sum = lab_stress_text(s), *esum = lab_html_esc(sum), *id = lab_html_esc(s->id);
 	GString *h = g_string_new("");
 	guint i;
 
@@ -223,7 +214,7 @@ char *lab_stress_html(const struct lab_stress *s)
 			"<th>tests</th></tr>\n");
 	for (i = 0; i < s->crashes->len; i++) {
 		const struct lab_stress_crash *c = g_ptr_array_index(s->crashes, i);
-		char *t = esc(c->title), *tests = join(c->tests), *et = esc(tests);
+		char *t = lab_html_esc(c->title), *tests = join(c->tests), *et = lab_html_esc(tests);
 
 		g_string_append_printf(h, "<tr class=\"crash\"><td>%ld</td><td>%s</td><td>%s</td></tr>\n",
 				       c->count, t, et);

@@ -619,3 +619,12 @@ gint lab_strcmp_p(gconstpointer a, gconstpointer b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
+
+char *lab_html_esc(const char *s)
+{
+	char *ok = g_utf8_make_valid(s ? s : "", -1);
+	char *e = g_markup_escape_text(ok, -1);
+
+	g_free(ok);
+	return e;
+}

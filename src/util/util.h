@@ -94,4 +94,7 @@ size_t lab_edit_distance(const char *a, const char *b);
 /* Last n lines of a file, for error messages naming the cause. */
 char *lab_tail(const char *path, int n);
 
+/* S (NULL: "") as HTML text: made valid UTF-8, markup escaped. To free. */
+char *lab_html_esc(const char *s);
+
 #endif

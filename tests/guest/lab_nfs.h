@@ -14,6 +14,14 @@
 
 #define LAB_FNV0 0xcbf29ce484222325ULL
 
+/* "ENOENT" for ENOENT, "0" for success: what messages quote. */
+static inline const char *lab_en(int e)
+{
+	const char *s = e ? strerrorname_np(e) : "0";
+
+	return s ? s : "E?";
+}
+
 static inline uint64_t lab_mix64(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ULL;

@@ -113,20 +113,12 @@ int verdict(struct res *r, int code, const char *fmt, ...)
 #define skip(r, ...)	verdict(r, LAB_SKIP, __VA_ARGS__)
 /* A step that must work did not: name it and the errno it got. */
 #define fail_errno(r, fmt, ...) \
-	verdict(r, LAB_FAIL, fmt ": %s", ##__VA_ARGS__, en(errno))
-
-/* "ENOENT" for ENOENT, "0" for success */
-static const char *en(int e)
-{
-	const char *s = e ? strerrorname_np(e) : "0";
-
-	return s ? s : "E?";
-}
+	verdict(r, LAB_FAIL, fmt ": %s", ##__VA_ARGS__, lab_en(errno))
 
 /* A lock request's outcome: granted, an errno, or no answer. */
 static const char *lkname(int e)
 {
-	return e == 0 ? "granted" : e < 0 ? "no answer within 60 s" : en(e);
+	return e == 0 ? "granted" : e < 0 ? "no answer within 60 s" : lab_en(e);
 }
 
 /* POSIX allows either for a refused F_SETLK. */
@@ -761,14 +753,14 @@ static int chk_create(struct ctx *c, struct res *r)
 			    geteuid(), st.st_uid);
 	fd = open(f, O_CREAT | O_EXCL | O_WRONLY, 0640);
 	if (fd >= 0 || errno != EEXIST)
-		return fail(r, "second O_CREAT|O_EXCL: expected EEXIST, got %s", fd >= 0 ? "success" : en(errno));
+		return fail(r, "second O_CREAT|O_EXCL: expected EEXIST, got %s", fd >= 0 ? "success" : lab_en(errno));
 	if (mkdir(d, 0750))
 		return fail_errno(r, "mkdir 0750");
 	if (stat(d, &st) || !S_ISDIR(st.st_mode) || (st.st_mode & 07777) != 0750)
 		return fail(r, "new directory: expected a directory, mode 0750; got mode %o (%s)",
-			    st.st_mode, en(errno));
+			    st.st_mode, lab_en(errno));
 	if (!mkdir(d, 0750) || errno != EEXIST)
-		return fail(r, "second mkdir: expected EEXIST, got %s", en(errno));
+		return fail(r, "second mkdir: expected EEXIST, got %s", lab_en(errno));
 	if (mkfifo(at(c->dir, "fifo"), 0600))
 		return fail_errno(r, "mkfifo");
 	if (lstat(at(c->dir, "fifo"), &st) || !S_ISFIFO(st.st_mode))
@@ -790,9 +782,9 @@ static int chk_lookup(struct ctx *c, struct res *r)
 		return fail(r, "file and sub/../file: expected one inode, got %llu and %llu",
 			    (unsigned long long)a.st_ino, (unsigned long long)b.st_ino);
 	if (!stat(at(c->dir, "missing"), &a) || errno != ENOENT)
-		return fail(r, "missing name: expected ENOENT, got %s", en(errno));
+		return fail(r, "missing name: expected ENOENT, got %s", lab_en(errno));
 	if (!stat(at(c->dir, "file/x"), &a) || errno != ENOTDIR)
-		return fail(r, "file/x: expected ENOTDIR, got %s", en(errno));
+		return fail(r, "file/x: expected ENOTDIR, got %s", lab_en(errno));
 	memset(longname, 'n', 255);
 	longname[255] = '\0';
 	if (put_seed(at(c->dir, "%s", longname), 10, 2))
@@ -802,7 +794,7 @@ static int chk_lookup(struct ctx *c, struct res *r)
 	longname[255] = 'n';
 	longname[256] = '\0';
 	if (!stat(at(c->dir, "%s", longname), &a) || errno != ENAMETOOLONG)
-		return fail(r, "256-byte name: expected ENAMETOOLONG, got %s", en(errno));
+		return fail(r, "256-byte name: expected ENAMETOOLONG, got %s", lab_en(errno));
 	return pass(r, "file, sub/../file (one inode), a 255-byte name found; missing ENOENT, "
 		    "file/x ENOTDIR, 256-byte name ENAMETOOLONG");
 }
@@ -1071,7 +1063,7 @@ static int chk_readdir(struct ctx *c, struct res *r)
 		int err = errno;
 
 		closedir(d);
-		return fail(r, "readdir after %d entries: %s", total, en(err));
+		return fail(r, "readdir after %d entries: %s", total, lab_en(err));
 	}
 	closedir(d);
 	for (int i = 0; i < NDIRENT; i++)
@@ -1224,7 +1216,7 @@ static int chk_rename_file(struct ctx *c, struct res *r)
 	if (rename(at(c->dir, "sub/b"), at(c->dir, "sub/b")) || gone(at(c->dir, "sub/b")))
 		return fail_errno(r, "rename sub/b onto itself");
 	if (!rename(at(c->dir, "sub/b"), at(c->dir, "dir")) || errno != EISDIR)
-		return fail(r, "rename a file over a directory: expected EISDIR, got %s", en(errno));
+		return fail(r, "rename a file over a directory: expected EISDIR, got %s", lab_en(errno));
 	return pass(r, "a -> c (same inode), c over an existing b (b's old data gone, content intact), "
 		    "into another directory, onto itself; over a directory EISDIR");
 }
@@ -1250,9 +1242,9 @@ static int chk_rename_dir(struct ctx *c, struct res *r)
 		return fail(r, "rename over an empty directory: expected d2 gone and empty/f there");
 	if (!rename(at(c->dir, "empty"), at(c->dir, "full")) ||
 	    (errno != ENOTEMPTY && errno != EEXIST))
-		return fail(r, "rename over a non-empty directory: expected ENOTEMPTY, got %s", en(errno));
+		return fail(r, "rename over a non-empty directory: expected ENOTEMPTY, got %s", lab_en(errno));
 	if (!rename(at(c->dir, "full"), at(c->dir, "full/inside")) || errno != EINVAL)
-		return fail(r, "rename a directory into itself: expected EINVAL, got %s", en(errno));
+		return fail(r, "rename a directory into itself: expected EINVAL, got %s", lab_en(errno));
 	return pass(r, "d1 -> d2 with its file, d2 over an empty directory; over a non-empty one ENOTEMPTY, "
 		    "into itself EINVAL");
 }
@@ -1295,9 +1287,9 @@ static int chk_link(struct ctx *c, struct res *r)
 	if ((code = verify_path(at(c->dir, "g"), &L, 4096, r, "g after unlink f")))
 		return code;
 	if (!link(at(c->dir, "g"), at(c->dir, "sub/h")) || errno != EEXIST)
-		return fail(r, "link onto an existing name: expected EEXIST, got %s", en(errno));
+		return fail(r, "link onto an existing name: expected EEXIST, got %s", lab_en(errno));
 	if (!link(at(c->dir, "sub"), at(c->dir, "sublink")) || errno != EPERM)
-		return fail(r, "link to a directory: expected EPERM, got %s", en(errno));
+		return fail(r, "link to a directory: expected EPERM, got %s", lab_en(errno));
 	return pass(r, "nlink 1 -> 2 -> 3 -> 2 as links come and go, one inode, data intact; "
 		    "onto an existing name EEXIST, to a directory EPERM");
 }
@@ -1315,7 +1307,7 @@ static int chk_symlink(struct ctx *c, struct res *r)
 		return fail_errno(r, "symlink f s");
 	n = readlink(at(c->dir, "s"), got, sizeof(got));
 	if (n != 1 || got[0] != 'f')
-		return fail(r, "readlink s: expected 'f', got '%.*s' (%s)", n < 0 ? 0 : (int)n, got, en(errno));
+		return fail(r, "readlink s: expected 'f', got '%.*s' (%s)", n < 0 ? 0 : (int)n, got, lab_en(errno));
 	if (lstat(at(c->dir, "s"), &st) || !S_ISLNK(st.st_mode) || st.st_size != 1)
 		return fail(r, "lstat s: expected a symlink of size 1, got mode %o size %lld",
 			    st.st_mode, ll(st.st_size));
@@ -1332,11 +1324,11 @@ static int chk_symlink(struct ctx *c, struct res *r)
 	if (symlink("/nonexistent/lab", at(c->dir, "dangling")))
 		return fail_errno(r, "symlink to a missing absolute path");
 	if (!stat(at(c->dir, "dangling"), &st) || errno != ENOENT)
-		return fail(r, "stat through a dangling symlink: expected ENOENT, got %s", en(errno));
+		return fail(r, "stat through a dangling symlink: expected ENOENT, got %s", lab_en(errno));
 	if (lstat(at(c->dir, "dangling"), &st))
 		return fail_errno(r, "lstat of a dangling symlink");
 	if (!symlink("x", at(c->dir, "f")) || errno != EEXIST)
-		return fail(r, "symlink onto an existing name: expected EEXIST, got %s", en(errno));
+		return fail(r, "symlink onto an existing name: expected EEXIST, got %s", lab_en(errno));
 	return pass(r, "readlink gives back a 1-byte and a 1000-byte target, stat follows to the target, "
 		    "a dangling link is ENOENT through and fine with lstat; onto an existing name EEXIST");
 }
@@ -1352,15 +1344,15 @@ static int chk_remove(struct ctx *c, struct res *r)
 	    put_seed(at(c->dir, "full/x"), 1, 18))
 		return fail_errno(r, "create");
 	if (!unlink(at(c->dir, "d")) || errno != EISDIR)
-		return fail(r, "unlink of a directory: expected EISDIR, got %s", en(errno));
+		return fail(r, "unlink of a directory: expected EISDIR, got %s", lab_en(errno));
 	if (!rmdir(at(c->dir, "f")) || errno != ENOTDIR)
-		return fail(r, "rmdir of a file: expected ENOTDIR, got %s", en(errno));
+		return fail(r, "rmdir of a file: expected ENOTDIR, got %s", lab_en(errno));
 	if (!rmdir(at(c->dir, "full")) || (errno != ENOTEMPTY && errno != EEXIST))
-		return fail(r, "rmdir of a non-empty directory: expected ENOTEMPTY, got %s", en(errno));
+		return fail(r, "rmdir of a non-empty directory: expected ENOTEMPTY, got %s", lab_en(errno));
 	if (unlink(at(c->dir, "f")) || !gone(at(c->dir, "f")))
-		return fail(r, "unlink f: expected f gone (%s)", en(errno));
+		return fail(r, "unlink f: expected f gone (%s)", lab_en(errno));
 	if (!unlink(at(c->dir, "f")) || errno != ENOENT)
-		return fail(r, "second unlink: expected ENOENT, got %s", en(errno));
+		return fail(r, "second unlink: expected ENOENT, got %s", lab_en(errno));
 	for (int i = 0; i < 50; i++)
 		if (put_seed(at(c->dir, "d/%d", i), i, 19))
 			return fail_errno(r, "create d/%d", i);
@@ -1680,7 +1672,7 @@ static int chk_large_random(struct ctx *c, struct res *r)
 		n = pread_full(fd, buf_b, len, off);
 		if (n != (ssize_t)len)
 			return fail(r, "pread(%zu at %lld): expected %zu bytes, got %zd (%s)", len, ll(off), len, n,
-				    en(n < 0 ? errno : 0));
+				    lab_en(n < 0 ? errno : 0));
 		lab_fill(buf_a, len, BIG_SEED, off);
 		for (size_t j = 0; j < len; j++)
 			if (buf_a[j] != buf_b[j])
@@ -1798,7 +1790,7 @@ static int excl_round(struct racer *x, int rd, int round, struct res *r)
 		if (e == 0)
 			won++;
 		else if (e != EEXIST)
-			return fail(r, "round %d: a losing O_EXCL create: expected EEXIST, got %s", round, en(e));
+			return fail(r, "round %d: a losing O_EXCL create: expected EEXIST, got %s", round, lab_en(e));
 	}
 	for (int i = 0; i < RACERS; i++)
 		reap(pids[i], OP_MS);
@@ -1873,12 +1865,12 @@ static int chk_seek_hole(struct ctx *c, struct res *r)
 		return fail_errno(r, "write 4 KiB at 1 MiB in a 2 MiB file");
 	d = lseek(fd, 0, SEEK_DATA);
 	if (d < 0 && (errno == EINVAL || errno == EOPNOTSUPP))
-		return skip(r, "SEEK_DATA: %s (%s)", en(errno), v42_why(c));
+		return skip(r, "SEEK_DATA: %s (%s)", lab_en(errno), v42_why(c));
 	if (d < 0)
-		return fail(r, "SEEK_DATA from 0: expected data at or before %lld, got %s", ll(data), en(errno));
+		return fail(r, "SEEK_DATA from 0: expected data at or before %lld, got %s", ll(data), lab_en(errno));
 	h = lseek(fd, d, SEEK_HOLE);
 	if (h < 0)
-		return fail(r, "SEEK_HOLE from %lld: %s", ll(d), en(errno));
+		return fail(r, "SEEK_HOLE from %lld: %s", ll(d), lab_en(errno));
 	if (d == 0 && h == size)
 		return skip(r, "no hole reported (the whole file is data, what a filesystem without hole "
 			    "reporting says): %s", c->nfs ? v42_why(c) : "this local filesystem does not report holes");
@@ -1902,7 +1894,7 @@ static int chk_fallocate(struct ctx *c, struct res *r)
 		return fail_errno(r, "create");
 	if (fallocate(fd, 0, 0, L.size)) {
 		if (errno == EOPNOTSUPP || errno == ENOSYS)
-			return skip(r, "fallocate: %s (%s)", en(errno), v42_why(c));
+			return skip(r, "fallocate: %s (%s)", lab_en(errno), v42_why(c));
 		return fail_errno(r, "fallocate(0, %lld)", ll(L.size));
 	}
 	if ((code = size_is(fd, L.size, r, "after fallocate")))
@@ -1931,9 +1923,9 @@ static int chk_fallocate_keep(struct ctx *c, struct res *r)
 	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, L.size, MIB)) {
 		if ((errno == EOPNOTSUPP || errno == ENOSYS) && c->nfs && !strcmp(c->vers, "4.2"))
 			return skip(r, "fallocate(KEEP_SIZE): %s (the NFS client passes only mode 0 and "
-				    "PUNCH_HOLE|KEEP_SIZE: ALLOCATE has no keep-size flag)", en(errno));
+				    "PUNCH_HOLE|KEEP_SIZE: ALLOCATE has no keep-size flag)", lab_en(errno));
 		if (errno == EOPNOTSUPP || errno == ENOSYS)
-			return skip(r, "fallocate(KEEP_SIZE): %s (%s)", en(errno), v42_why(c));
+			return skip(r, "fallocate(KEEP_SIZE): %s (%s)", lab_en(errno), v42_why(c));
 		return fail_errno(r, "fallocate(KEEP_SIZE, %lld, 1 MiB)", ll(L.size));
 	}
 	if ((code = size_is(fd, L.size, r, "after fallocate(KEEP_SIZE) past EOF")))
@@ -1958,7 +1950,7 @@ static int chk_punch_hole(struct ctx *c, struct res *r)
 		return fail_errno(r, "open");
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len)) {
 		if (errno == EOPNOTSUPP || errno == ENOSYS)
-			return skip(r, "punch hole: %s (%s)", en(errno), v42_why(c));
+			return skip(r, "punch hole: %s (%s)", lab_en(errno), v42_why(c));
 		return fail_errno(r, "fallocate(PUNCH_HOLE|KEEP_SIZE, %lld, %lld)", ll(off), ll(len));
 	}
 	if (close(fd))
@@ -2120,7 +2112,7 @@ static int chk_odirect(struct ctx *c, struct res *r)
 	if (rd < 0)
 		return fail_errno(r, "open(O_DIRECT) for reading");
 	if (pread_full(rd, buf_b, len + 65536, 0) != (ssize_t)(len + 65536))
-		return fail(r, "O_DIRECT read: expected %zu bytes (%s)", len + 65536, en(errno));
+		return fail(r, "O_DIRECT read: expected %zu bytes (%s)", len + 65536, lab_en(errno));
 	expect(&L, buf_a, len + 65536, 0);
 	for (size_t i = 0; i < len + 65536; i++)
 		if (buf_a[i] != buf_b[i])
@@ -2406,7 +2398,7 @@ static int chk_flock(struct ctx *c, struct res *r)
 	e = peer_req(&p, P_FLOCK, LOCK_EX | LOCK_NB, 0, 0, 0, NULL);
 	if (e == ENOLCK || e == EOPNOTSUPP || e == EINVAL)
 		return skip(r, "flock LOCK_EX: %s (no lock manager behind flock on this mount, vers=%s)",
-			    en(e), c->vers);
+			    lab_en(e), c->vers);
 	if ((code = lock_expect(e, 0, r, "peer LOCK_EX")) ||
 	    (code = lock_expect(flock(fd, LOCK_EX | LOCK_NB) ? errno : 0, EAGAIN, r,
 				"parent LOCK_EX|LOCK_NB")) ||
@@ -2574,7 +2566,7 @@ static void coherence_setup(struct ctx *c)
 	if (mkdir(mnt2, 0755) == 0)
 		mnt2_made = 1;
 	else if (errno != EEXIST) {
-		sfmt(c->no_mount2, sizeof(c->no_mount2), "mkdir %s: %s", mnt2, en(errno));
+		sfmt(c->no_mount2, sizeof(c->no_mount2), "mkdir %s: %s", mnt2, lab_en(errno));
 		return;
 	}
 	if (stat(mnt2, &a) || stat(at(mnt2, ".."), &b) || a.st_dev != b.st_dev) {
@@ -2824,11 +2816,11 @@ static int chk_remove_enoent(struct ctx *c, struct res *r)
 	fd = stat(b, &st);
 	if (!fd || errno != ENOENT)
 		return fail(r, TWO_MOUNTS ": a removed file: expected ENOENT on the second mount, got %s",
-			    !fd ? "success" : en(errno));
+			    !fd ? "success" : lab_en(errno));
 	fd = open(b, O_RDONLY);
 	if (fd >= 0 || errno != ENOENT)
 		return fail(r, TWO_MOUNTS ": open of the removed file: expected ENOENT, got %s",
-			    fd >= 0 ? "success" : en(errno));
+			    fd >= 0 ? "success" : lab_en(errno));
 	return pass(r, TWO_MOUNTS ": a file removed on the first mount was ENOENT on the second after %.1f s "
 		    "(its attribute cache)%s", s, estale ? "; ESTALE seen on the way" : "");
 }
@@ -2870,7 +2862,7 @@ static int copy_and_check(struct ctx *c, struct res *r, const char *what, const 
 		ssize_t n = copy_file_range(in, &so, out, &doff, len - done, 0);
 
 		if (n < 0 && (errno == EOPNOTSUPP || errno == ENOSYS || errno == EXDEV))
-			return skip(r, "%s: copy_file_range: %s (%s)", what, en(errno), v42_why(c));
+			return skip(r, "%s: copy_file_range: %s (%s)", what, lab_en(errno), v42_why(c));
 		if (n < 0)
 			return fail_errno(r, "%s: copy_file_range at %lld", what, ll(so));
 		if (n == 0)
@@ -2936,7 +2928,7 @@ static int chk_xattr(struct ctx *c, struct res *r)
 		return fail_errno(r, "create");
 	if (setxattr(f, "user.lab.one", val, sizeof(val), XATTR_CREATE)) {
 		if (errno == EOPNOTSUPP || errno == ENOTSUP || errno == ENOSYS)
-			return skip(r, "setxattr: %s (%s)", en(errno), !c->nfs ?
+			return skip(r, "setxattr: %s (%s)", lab_en(errno), !c->nfs ?
 				    "this local filesystem has no user xattrs" : has_v42(c) ?
 				    "the server does not support extended attributes (RFC 8276)" :
 				    "extended attributes came with NFSv4.2 (RFC 8276); this mount is not 4.2");
@@ -2946,11 +2938,11 @@ static int chk_xattr(struct ctx *c, struct res *r)
 		return fail_errno(r, "setxattr user.lab.two");
 	if (!setxattr(f, "user.lab.one", "x", 1, XATTR_CREATE) || errno != EEXIST)
 		return fail(r, "setxattr(XATTR_CREATE) of an existing name: expected EEXIST, got %s",
-			    en(errno));
+			    lab_en(errno));
 	n = getxattr(f, "user.lab.one", got, sizeof(got));
 	if (n != (ssize_t)sizeof(val) || memcmp(got, val, sizeof(val)))
 		return fail(r, "getxattr user.lab.one: expected the %zu bytes set, got %zd (%s)",
-			    sizeof(val), n, n < 0 ? en(errno) : "other bytes");
+			    sizeof(val), n, n < 0 ? lab_en(errno) : "other bytes");
 	n = listxattr(f, list, sizeof(list));
 	if (n < 0)
 		return fail_errno(r, "listxattr");
@@ -2975,7 +2967,7 @@ static int chk_xattr(struct ctx *c, struct res *r)
 	n = getxattr(f, "user.lab.one", got, sizeof(got));
 	if (n >= 0 || errno != ENODATA)
 		return fail(r, "getxattr of a removed name: expected ENODATA, got %s",
-			    n >= 0 ? "a value" : en(errno));
+			    n >= 0 ? "a value" : lab_en(errno));
 	return pass(r, "user xattrs: a %zu-byte value set, read back, listed; create refused on an "
 		    "existing name; replace and remove work", sizeof(val));
 }
@@ -3241,7 +3233,7 @@ int main(void)
 	if (g->teardown)
 		g->teardown(c);
 	if (rm_rf(c->work))
-		lab_diag("could not remove %s: %s", c->work, en(errno));
+		lab_diag("could not remove %s: %s", c->work, lab_en(errno));
 	lab_diag("interop: group=%s vers=%s server=%s pass=%d fail=%d skip=%d", g->name, c->vers,
 		 c->server, n[LAB_PASS], n[LAB_FAIL], n[LAB_SKIP]);
 	code = n[LAB_FAIL] ? LAB_FAIL : n[LAB_PASS] ? LAB_PASS : LAB_SKIP;

@@ -127,13 +127,6 @@ static uint64_t pattern_hash(uint64_t seed, off_t size)
 	return h;
 }
 
-static const char *en(int e)
-{
-	const char *s = e ? strerrorname_np(e) : "0";
-
-	return s ? s : "E?";
-}
-
 /* One line from FD into LINE (without the newline) within MS: 0, or -1. */
 static int get_line(int fd, char *line, size_t n, int ms)
 {
@@ -225,12 +218,12 @@ static void serve(const char *req, char *out, size_t n)
 
 	if (sscanf(req, "READ %255s", rel) == 1) {
 		if (hash_path(at_peer(rel), &got, &h))
-			snprintf(out, n, "ERR %s", en(errno));
+			snprintf(out, n, "ERR %s", lab_en(errno));
 		else
 			snprintf(out, n, "OK %lld %016" PRIx64, (long long)got, h);
 	} else if (sscanf(req, "WRITE %255s %llu %llu", rel, &seed, &size) == 3) {
 		if (put_pattern(at_peer(rel), seed, (off_t)size))
-			snprintf(out, n, "ERR %s", en(errno));
+			snprintf(out, n, "ERR %s", lab_en(errno));
 		else
 			snprintf(out, n, "OK");
 	} else if (sscanf(req, "LOCK %255s %c %llu %llu", rel, &type, &start, &len) == 4) {
@@ -240,7 +233,7 @@ static void serve(const char *req, char *out, size_t n)
 		int fd = held_fd(rel);
 
 		if (fd < 0 || fcntl(fd, F_SETLK, &fl))
-			snprintf(out, n, "ERR %s", en(errno));
+			snprintf(out, n, "ERR %s", lab_en(errno));
 		else
 			snprintf(out, n, "OK");
 	} else if (sscanf(req, "CLOSE %255s", rel) == 1) {
@@ -365,7 +358,7 @@ static int reads_as(const struct ctx *c, const char *name, uint64_t seed, off_t 
 	off_t got;
 
 	if (hash_path(here(c, name), &got, &h))
-		return fail("%s: read here: %s", what, en(errno));
+		return fail("%s: read here: %s", what, lab_en(errno));
 	if (got != size || h != want)
 		return fail("%s: this client read %lld bytes, fnv64 %016" PRIx64 "; the peer "
 			    "wrote %lld, fnv64 %016" PRIx64, what, (long long)got, h,
@@ -381,7 +374,7 @@ static int chk_cto_to_peer(struct ctx *c)
 	char ans[256], hex[32];
 
 	if (put_pattern(here(c, "to-peer"), 51, size))
-		return fail("write here: %s", en(errno));
+		return fail("write here: %s", lab_en(errno));
 	if (ask(c, ans, sizeof(ans), "READ %s/to-peer", c->rel))
 		return fail("the peer could not read the file this client wrote and closed: %s", ans);
 	if (sscanf(ans, "OK %llu %31s", &got_size, hex) != 2 ||
@@ -402,7 +395,7 @@ static int chk_cto_from_peer(struct ctx *c)
 	/* this client reads the old bytes first: they are in its cache */
 	if (put_pattern(here(c, "from-peer"), 52, 300000) ||
 	    hash_path(here(c, "from-peer"), &got, &h))
-		return fail("write and read here: %s", en(errno));
+		return fail("write and read here: %s", lab_en(errno));
 	if (ask(c, ans, sizeof(ans), "WRITE %s/from-peer 53 777777", c->rel))
 		return fail("the peer could not rewrite the file: %s", ans);
 	code = reads_as(c, "from-peer", 53, 777777, "after the peer rewrote and closed, an open here");
@@ -452,25 +445,25 @@ static int chk_lock_conflict(struct ctx *c)
 			    "lock manager is never asked", c->local_lock);
 	snprintf(rel, sizeof(rel), "%s/locks", c->rel);
 	if (put_pattern(here(c, "locks"), 55, 4096) || (fd = open(here(c, "locks"), O_RDWR)) < 0)
-		return fail("create here: %s", en(errno));
+		return fail("create here: %s", lab_en(errno));
 	if ((e = lk(fd, F_SETLK, F_WRLCK, 0, 100, NULL)))
-		return fail("this client's write lock on [0, 100): %s", en(e));
+		return fail("this client's write lock on [0, 100): %s", lab_en(e));
 	if (ask(c, ans, sizeof(ans), "LOCK %s w 50 10", rel) != 1 || !refused(ans))
 		return fail("the peer's write lock on [50, 60) while this client holds [0, 100): "
 			    "expected EAGAIN or EACCES, got %s", ans);
 	if (ask(c, ans, sizeof(ans), "LOCK %s w 200 100", rel))
 		return fail("the peer's write lock on the disjoint [200, 300): %s", ans);
 	if ((e = lk(fd, F_GETLK, F_WRLCK, 200, 100, &seen)))
-		return fail("F_GETLK here on [200, 300): %s", en(e));
+		return fail("F_GETLK here on [200, 300): %s", lab_en(e));
 	if (seen.l_type == F_UNLCK)
 		return fail("F_GETLK here does not see the peer's lock on [200, 300)");
 	if ((e = lk(fd, F_SETLK, F_UNLCK, 0, 100, NULL)))
-		return fail("unlock here: %s", en(e));
+		return fail("unlock here: %s", lab_en(e));
 	if (peer_lock_soon(c, ans, sizeof(ans), rel, 50, 10))
 		return fail("the peer's write lock on [50, 60) after this client unlocked: %s", ans);
 	if (!(e = lk(fd, F_SETLK, F_WRLCK, 50, 10, NULL)) || (e != EAGAIN && e != EACCES))
 		return fail("this client's write lock on [50, 60) held by the peer: expected "
-			    "EAGAIN or EACCES, got %s", en(e));
+			    "EAGAIN or EACCES, got %s", lab_en(e));
 	if (ask(c, ans, sizeof(ans), "CLOSE %s", rel))
 		return fail("the peer's close: %s", ans);
 	for (uint64_t end = lab_now_ms() + 10000;
@@ -479,7 +472,7 @@ static int chk_lock_conflict(struct ctx *c)
 	close(fd);
 	if (e)
 		return fail("this client's write lock on [50, 60) after the peer closed its file "
-			    "(which drops its locks): %s", en(e));
+			    "(which drops its locks): %s", lab_en(e));
 	return pass("write locks conflict across the two clients both ways (%s), disjoint "
 		    "ranges do not, F_GETLK sees the other client's lock, a close releases",
 		    strcmp(c->vers, "3") ? "LOCK, NFSv4" : "NLM, v3");
@@ -496,11 +489,11 @@ static int chk_delegation(struct ctx *c)
 	if (!strcmp(c->vers, "3"))
 		return skip("delegations are NFSv4");
 	if (put_pattern(here(c, "deleg"), 56, 200000))
-		return fail("write here: %s", en(errno));
+		return fail("write here: %s", lab_en(errno));
 	/* open for reading and keep it open: the server may delegate */
 	fd = open(here(c, "deleg"), O_RDONLY);
 	if (fd < 0 || hash_fd(fd, &got, &h))
-		return fail("open and read here: %s", en(errno));
+		return fail("open and read here: %s", lab_en(errno));
 	if (lab_nfs_op_stats(c->base, "DELEGRETURN", &r0, &e0))
 		return skip("/proc/self/mountstats has no DELEGRETURN counter for %s", c->base);
 	t0 = lab_now_ms();
@@ -540,7 +533,7 @@ static int app_main(const char *path)
 		lab_fill(buf, CHUNK, 65, (uint64_t)i * CHUNK);
 		if (pwrite(fd, buf, CHUNK, (off_t)i * CHUNK) != CHUNK || fsync(fd)) {
 			lab_diag("reboot: the application's write %d of %d: %s", i + 1, APP_CHUNKS,
-				 en(errno));
+				 lab_en(errno));
 			return 1;
 		}
 		lab_sleep_us(250000);
@@ -558,11 +551,11 @@ static int on_server(const struct ctx *c, const char *name, uint64_t seed, off_t
 
 	if (fd < 0)
 		return fail("lost synced data: %s: %s (the file was fsynced before the reset)", name,
-			    en(errno));
+			    lab_en(errno));
 	rc = hash_fd(fd, &got, &h);
 	close(fd);
 	if (rc)
-		return fail("lost synced data: reading %s: %s", name, en(errno));
+		return fail("lost synced data: reading %s: %s", name, lab_en(errno));
 	if (got != size || h != want)
 		return fail("lost synced data: %s holds %lld bytes, fnv64 %016" PRIx64 "; %lld "
 			    "were fsynced before the reset, fnv64 %016" PRIx64, name,
@@ -601,25 +594,25 @@ static int chk_reset(struct ctx *c)
 
 	if (put_pattern(here(c, "synced"), 61, 4 * 1024 * 1024 + 5) ||
 	    (fd = open(here(c, "synced"), O_RDONLY)) < 0 || fsync(fd) || close(fd))
-		return fail("write and fsync here: %s", en(errno));
+		return fail("write and fsync here: %s", lab_en(errno));
 	fd = open(here(c, "osync"), O_CREAT | O_TRUNC | O_WRONLY | O_SYNC, 0644);
 	lab_fill(buf, CHUNK, 62, 0);
 	if (fd < 0 || pwrite(fd, buf, CHUNK, 0) != CHUNK || close(fd))
-		return fail("an O_SYNC write here: %s", en(errno));
+		return fail("an O_SYNC write here: %s", lab_en(errno));
 	if (put_pattern(here(c, "locked"), 63, 4096) ||
 	    (c->lock_fd = open(here(c, "locked"), O_RDWR)) < 0)
-		return fail("create the locked file: %s", en(errno));
+		return fail("create the locked file: %s", lab_en(errno));
 	if ((e = lk(c->lock_fd, F_SETLK, F_WRLCK, 0, 100, NULL)))
-		return fail("this client's write lock on [0, 100): %s", en(e));
+		return fail("this client's write lock on [0, 100): %s", lab_en(e));
 	if (put_pattern(here(c, "open"), 64, 256 * 1024) ||
 	    (c->open_fd = open(here(c, "open"), O_RDWR)) < 0 || fsync(c->open_fd))
-		return fail("the file kept open: %s", en(errno));
+		return fail("the file kept open: %s", lab_en(errno));
 	fflush(stdout);
 	c->app = fork();
 	if (c->app == 0)
 		_exit(app_main(here(c, "app")));
 	if (c->app < 0)
-		return fail("fork the application: %s", en(errno));
+		return fail("fork the application: %s", lab_en(errno));
 	/* The crash comes 10 s later, the application writing all along: the
 	 * server has had its journal commit (5 s) for the state this client
 	 * holds, as a crash at an arbitrary time would find it. Measured
@@ -635,7 +628,7 @@ static int chk_reset(struct ctx *c)
 	 * server is back and past its grace */
 	fd = open(here(c, "probe"), O_CREAT | O_EXCL | O_WRONLY, 0644);
 	if (fd < 0 || close(fd))
-		return fail("creating a file after the reset: %s", en(errno));
+		return fail("creating a file after the reset: %s", lab_en(errno));
 	c->reset_ok = 1;
 	return pass("the server was reset hard (memory gone, disks kept) and took a new file "
 		    "%.1f s later", (double)(lab_now_ms() - t0) / 1000.0);
@@ -687,7 +680,7 @@ static int chk_lock_reclaimed(struct ctx *c)
 		return fail("the peer's lock request after the reboot: expected EAGAIN or EACCES, "
 			    "got %s", ans);
 	if ((e = lk(c->lock_fd, F_SETLK, F_UNLCK, 0, 100, NULL)))
-		return fail("unlock here after the reboot: %s", en(e));
+		return fail("unlock here after the reboot: %s", lab_en(e));
 	close(c->lock_fd);
 	return pass("this client's lock survived the server's reboot (%s): the peer was refused "
 		    "the range after the grace period", strcmp(c->vers, "3") ?
@@ -702,7 +695,7 @@ static int chk_open_file(struct ctx *c)
 		return skip("the server was not reset");
 	lab_fill(buf, CHUNK, 64, 256 * 1024);
 	if (pwrite(c->open_fd, buf, CHUNK, 256 * 1024) != CHUNK || fsync(c->open_fd))
-		return fail("writing through the file kept open across the reboot: %s", en(errno));
+		return fail("writing through the file kept open across the reboot: %s", lab_en(errno));
 	close(c->open_fd);
 	if ((code = on_server(c, "open", 64, 256 * 1024 + CHUNK)))
 		return code;
