@@ -693,6 +693,69 @@ faults() {
 		"$(tail -3 "$logs/kill9-down.log"); left: $(leftovers)"
 }
 
+# Bad input to lab build --series: each a named error (exit 2) before
+# anything is built, and no definition left behind.
+user_kernel_bad_input() {
+	local d=$logs/series-bad out ok=0
+	mkdir -p "$d/wrong"
+	sed 's/timer_setup(&dmxdevfilter->timer/timer_setup(\&dmxdevfilter->not_this_timer/' \
+		tests/series/regress/0002-*.patch >"$d/wrong/0001-context-that-is-not-there.patch"
+	printf 'not a patch\n' >"$d/not-a-diff.patch"
+	printf 'not-a-diff.patch\n' >"$d/series"
+	while IFS='|' read -r what want args; do
+		# shellcheck disable=SC2086
+		out=$(timeout 300 ./lab build $args 2>&1)
+		if [ $? -ne 2 ] || ! grep -q -- "$want" <<<"$out" || [ -e "$LAB_HOME_DIR/named-kernels/ci-bad" ]; then
+			ok=1
+			say "#   $what: $(tail -3 <<<"$out")"
+		fi
+	done <<EOF2
+missing series|no such series file|ci-bad --series $d/none --base patched
+not a diff|not-a-diff.patch, is not a unified diff|ci-bad --series $d/series --base patched
+does not apply|0001-context-that-is-not-there.patch does not apply.*nothing was built|ci-bad --series $d/wrong --base patched
+hunk named|Hunk #1 FAILED|ci-bad --series $d/wrong --base patched
+built-in name|built-in kernel's name|baseline --series tests/series/regress
+unknown base|--base nope is no kernel lab knows|ci-bad --series tests/series/regress --base nope
+EOF2
+	record "lab build --series: a missing series, a non-diff, a patch that does not apply (its file and hunk), a built-in name, a bad base: exit 2, nothing defined" $ok
+}
+
+# A series of the project's own (tests/series/regress: three patches on
+# patched, the second re-adds seed 010's bug): defined and built, listed;
+# the candidate review finds t010 regressed and the rest unchanged; the
+# bisection names the second patch.
+user_kernels_ci() {
+	local out rep dir
+	user_kernel_bad_input
+	timeout 1800 ./lab build ci-regress --series tests/series/regress --base patched \
+		>"$logs/build-series.log" 2>&1 && ./lab kernels >"$logs/kernels.log" 2>&1 &&
+		grep -q "^ci-regress  *patched  *3 (+23) .*MiB" "$logs/kernels.log"
+	record "lab build ci-regress --series (3 patches on patched), listed by lab kernels" $? \
+		"$(tail -4 "$logs/build-series.log"; cat "$logs/kernels.log")"
+	out=$(timeout 60 ./lab build ci-regress --series tests/series/regress --base ci-regress@1 2>&1)
+	[ $? = 2 ] && grep -q "is built on ci-regress itself" <<<"$out" &&
+		grep -q "^base=patched" "$LAB_HOME_DIR/named-kernels/ci-regress/kernel.ini"
+	record "a kernel built on itself is refused, its definition kept" $? "$out"
+	timeout 2400 ./lab review --base patched --candidate ci-regress --reruns 2 -t smoke \
+		>"$logs/review-candidate.log" 2>&1
+	out=$?
+	rep=$(sed -n 's/^report: \(.*\) (and.*/\1/p' "$logs/review-candidate.log")
+	[ "$out" = 1 ] && grep -q "^t010-dvb-demux-feeds  *pass 3/3  *fail 3/3  *regressed" "$rep" &&
+		grep -q "^t099-lab-selftest  *pass 1/1  *pass 1/1  *unchanged" "$rep" &&
+		grep -q "^1 regressed, 0 fixed, 0 flaky, 0 changed, 1 unchanged" "$rep" &&
+		grep -q "lab bisect --good patched --bad ci-regress -t smoke t010-dvb-demux-feeds" "$rep"
+	record "lab review --candidate: t010 regressed (3 of 3 runs), the rest unchanged, the bisect offered; exit 1" $? \
+		"exit $out; $(cat "$rep" 2>/dev/null || tail -8 "$logs/review-candidate.log")"
+	timeout 2400 ./lab bisect --good patched --bad ci-regress -t smoke t010-dvb-demux-feeds \
+		>"$logs/bisect.log" 2>&1
+	out=$?
+	dir=$(sed -n 's/^bisect: \(.*\) (and bisect.json)/\1/p' "$logs/bisect.log")
+	[ "$out" = 0 ] && grep -q "^# first bad patch: 2 of 3, 0002-media-dvb-core-initialize-the-feeds-list-once-at-open.patch" "$dir/bisect.log" &&
+		grep -q '"first_bad_step":2' "$dir/bisect.json"
+	record "lab bisect names the patch that re-adds seed 010's bug (2 of 3)" $? \
+		"exit $out; $(cat "$dir/bisect.log" 2>/dev/null || tail -8 "$logs/bisect.log")"
+}
+
 integration() {
 	LAB_HOME_DIR=$(./lab help | sed -n 's/^LAB_HOME=\([^ ]*\).*/\1/p')
 	say "# integration tests (LAB_HOME=$LAB_HOME_DIR, instance $LAB_INSTANCE)"
@@ -708,6 +771,7 @@ integration() {
 	store_takeover
 	hosts_ci
 	smoke_ab
+	user_kernels_ci
 	stress_ci
 	second_instance
 	interop_ci

@@ -224,7 +224,7 @@ int lab_check_series(const char *review)
 	if (check_pristine(review, touched) != 0)
 		goto out;
 	lab_phase_begin("compile touched files");
-	if (lab_tree_open(&t) != 0 || lab_tree_configure(&t) != 0 ||
+	if (lab_tree_open(&t) != 0 || lab_tree_configure(&t, NULL) != 0 ||
 	    compile_touched(&t, review, "baseline", touched) != 0 ||
 	    compile_touched(&t, review, "patched", touched) != 0)
 		goto out;

@@ -6,16 +6,80 @@
 #include "build/image.h"
 #include "build/series.h"
 #include "build/tree.h"
+#include "build/user_kernel.h"
 #include "util/util.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* Bases are followed at most this deep: a longer chain is a loop. */
+#define BASE_DEPTH 16
+
+static char **patches_at(const char *review, const char *name, int depth)
+{
+	struct lab_user_kernel *k;
+	char **base = NULL, **all = NULL;
+
+	if (!lab_user_kernel_exists(name))
+		return lab_variant_patches(review, name);
+	if (depth >= BASE_DEPTH) {
+		lab_err("kernel %s: its bases go round in a circle", name);
+		return NULL;
+	}
+	k = lab_user_kernel_load(name);
+	base = k->base ? patches_at(review, k->base, depth + 1) : g_new0(char *, 1);
+	if (base) {
+		GStrvBuilder *b = g_strv_builder_new();
+
+		g_strv_builder_addv(b, (const char **)base);
+		g_strv_builder_addv(b, (const char **)k->patches);
+		all = g_strv_builder_end(b);
+		g_strv_builder_unref(b);
+	}
+	g_strfreev(base);
+	lab_user_kernel_free(k);
+	return all;
+}
+
+char **lab_kernel_patches(const char *review, const char *name)
+{
+	return patches_at(review, name, 0);
+}
+
+char **lab_kernel_fragments(const char *name)
+{
+	GPtrArray *out = g_ptr_array_new();
+	char *n = g_strdup(name);
+
+	for (int depth = 0; n && depth < BASE_DEPTH; depth++) {
+		struct lab_user_kernel *k = lab_user_kernel_load(n);
+
+		g_free(n);
+		n = NULL;
+		if (!k)
+			break;
+		if (k->config)
+			g_ptr_array_insert(out, 0, g_strdup(k->config)); /* the base's first */
+		n = g_strdup(k->base);
+		lab_user_kernel_free(k);
+	}
+	g_free(n);
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(out, FALSE);
+}
+
+bool lab_kernel_known(const char *name)
+{
+	return name && (lab_kernel_name_valid(name) || lab_user_kernel_exists(name));
+}
 
 char *lab_kernel_key(const char *review, const char *name)
 {
-	char **patches = lab_variant_patches(review, name);
+	char **patches = lab_kernel_patches(review, name);
+	char **extra = lab_kernel_fragments(name);
 	char *frag = lab_fragment_path();
 	char *ident = lab_tarball_identity();
 	lab_hash *h;
@@ -27,23 +91,28 @@ char *lab_kernel_key(const char *review, const char *name)
 	h = lab_hash_new();
 	lab_hash_str(h, LAB_KERNEL_RECIPE);
 	lab_hash_str(h, ident);
-	if (lab_hash_file(h, frag) != 0) {
-		g_free(lab_hash_finish(h, 1));
-		goto out;
+	if (lab_hash_file(h, frag) != 0)
+		goto bad;
+	for (i = 0; extra[i]; i++) { /* none for the built-in kernels */
+		lab_hash_str(h, "fragment");
+		if (lab_hash_file(h, extra[i]) != 0)
+			goto bad;
 	}
 	for (i = 0; patches[i]; i++) {
 		char *label = lab_patch_label(patches[i]);
 
 		lab_hash_str(h, label);
 		g_free(label);
-		if (lab_hash_file(h, patches[i]) != 0) {
-			g_free(lab_hash_finish(h, 1));
-			goto out;
-		}
+		if (lab_hash_file(h, patches[i]) != 0)
+			goto bad;
 	}
 	key = lab_hash_finish(h, LAB_KERNEL_KEY_LEN);
+	goto out;
+bad:
+	g_free(lab_hash_finish(h, 1));
 out:
 	g_strfreev(patches);
+	g_strfreev(extra);
 	g_free(frag);
 	g_free(ident);
 	return key;
@@ -147,7 +216,8 @@ out:
 static int build_series_kernel(const char *review, const char *name)
 {
 	char *key = lab_kernel_key(review, name);
-	char **patches = lab_variant_patches(review, name);
+	char **patches = lab_kernel_patches(review, name);
+	char **extra = lab_kernel_fragments(name);
 	char *rel = NULL, *dir = NULL, *bz = NULL, *phase;
 	struct lab_tree t = { .lock_fd = -1 };
 	int rc = -1;
@@ -171,7 +241,7 @@ static int build_series_kernel(const char *review, const char *name)
 	g_free(phase);
 	if (lab_tree_goto(&t, patches) != 0)
 		goto out;
-	if (lab_tree_configure(&t) != 0)
+	if (lab_tree_configure(&t, extra) != 0)
 		goto out;
 	phase = g_strdup_printf("make %s", name);
 	lab_phase_begin(phase);
@@ -187,6 +257,7 @@ static int build_series_kernel(const char *review, const char *name)
 out:
 	lab_tree_free(&t);
 	g_strfreev(patches);
+	g_strfreev(extra);
 	g_free(key);
 	g_free(rel);
 	g_free(dir);
@@ -223,3 +294,121 @@ int lab_kernel_build_named(const char *review, const char *variant)
 	return rc == 0 ? 0 : 1;
 }
 
+
+/* BASE is known and does not lead back to NAME. */
+static int base_check(const char *name, const char *base)
+{
+	char *n = g_strdup(base);
+	int rc = 0;
+
+	if (!lab_kernel_known(base)) {
+		lab_err("build %s: --base %s is no kernel lab knows (baseline, patched, "
+			"isolate-NNN, or a name `lab kernels` lists)", name, base);
+		rc = -1;
+	}
+	for (int depth = 0; rc == 0 && n && depth < BASE_DEPTH; depth++) {
+		struct lab_user_kernel *k;
+		char *def = g_strndup(n, strcspn(n, "@"));
+
+		if (!strcmp(def, name)) {
+			lab_err("build %s: --base %s is built on %s itself", name, base, name);
+			rc = -1;
+		}
+		g_free(def);
+		k = lab_user_kernel_load(n);
+		g_free(n);
+		n = k ? g_strdup(k->base) : NULL;
+		lab_user_kernel_free(k);
+	}
+	g_free(n);
+	return rc;
+}
+
+/* The series applies on its base, patch by patch, in the one tree: the
+ * push names the patch, the file and the hunk that do not. */
+static int applies(const char *review, const char *base, char **series)
+{
+	char **on = base ? lab_kernel_patches(review, base) : g_new0(char *, 1);
+	struct lab_tree t = { .lock_fd = -1 };
+	GStrvBuilder *b;
+	char **all;
+	int rc = -1;
+
+	if (!on)
+		return -1;
+	b = g_strv_builder_new();
+	g_strv_builder_addv(b, (const char **)on);
+	g_strv_builder_addv(b, (const char **)series);
+	all = g_strv_builder_end(b);
+	g_strv_builder_unref(b);
+	lab_phase_begin("apply the series");
+	if (lab_tree_open(&t) == 0)
+		rc = lab_tree_goto(&t, all);
+	lab_phase_end();
+	lab_tree_free(&t);
+	g_strfreev(all);
+	g_strfreev(on);
+	return rc;
+}
+
+int lab_kernel_define(const char *review, const struct lab_user_kernel_src *src)
+{
+	char *why = NULL, **series;
+	int rc;
+
+	if (lab_user_kernel_name_check(src->name, &why) != 0) {
+		lab_err("build: %s", why);
+		g_free(why);
+		return 2;
+	}
+	if (src->base && base_check(src->name, src->base) != 0)
+		return 2;
+	if (!(series = lab_user_series_read(src->series, &why))) {
+		lab_err("build %s: --series %s", src->name, why);
+		g_free(why);
+		return 2;
+	}
+	if (!lab_tarball_present())
+		rc = 1;
+	else
+		rc = applies(review, src->base, series) == 0 ? lab_user_kernel_define(src) : 2;
+	g_strfreev(series);
+	return rc;
+}
+
+int lab_kernel_describe(const char *review, const char *name, struct lab_kernel_info *ki)
+{
+	char **patches = lab_kernel_patches(review, name);
+	struct lab_user_kernel *k = lab_user_kernel_load(name);
+	char *rel, *bz;
+	struct stat st;
+
+	memset(ki, 0, sizeof(*ki));
+	if (!patches) {
+		lab_user_kernel_free(k);
+		return -1;
+	}
+	ki->patches = g_strv_length(patches);
+	ki->own = k ? g_strv_length(k->patches) : ki->patches;
+	ki->base = g_strdup(k ? (k->base ? k->base : "linux-source-6.1") : "linux-source-6.1");
+	ki->key = lab_kernel_key(review, name);
+	rel = g_build_filename("kernels", ki->key ? ki->key : "-", NULL);
+	ki->dir = lab_path(rel);
+	bz = g_build_filename(ki->dir, "bzImage", NULL);
+	if (stat(bz, &st) == 0) {
+		ki->built = st.st_mtime;
+		ki->bytes = lab_du(ki->dir);
+	}
+	g_free(bz);
+	g_free(rel);
+	g_strfreev(patches);
+	lab_user_kernel_free(k);
+	return 0;
+}
+
+void lab_kernel_info_clear(struct lab_kernel_info *ki)
+{
+	g_free(ki->base);
+	g_free(ki->key);
+	g_free(ki->dir);
+}

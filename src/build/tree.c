@@ -229,6 +229,18 @@ static int lab_tree_pop(struct lab_tree *t)
 	return stack_save(t);
 }
 
+/* What patch(1) says of FILE, hunk by hunk ("checking file F", "Hunk #2
+ * FAILED at 120."): the dry run again, not silent. */
+static char *patch_why(struct lab_tree *t, const char *file)
+{
+	char *argv[] = { "patch", "-p1", "-N", "-F0", "-r", "-", "--no-backup-if-mismatch",
+			 "--dry-run", "-i", (char *)file, NULL };
+	char *out = NULL;
+
+	lab_run_capture_flags(argv, t->src, &out, 300, LAB_RUN_UNINTERRUPTIBLE);
+	return out;
+}
+
 static int lab_tree_push(struct lab_tree *t, const char *file)
 {
 	char *label = lab_patch_label(file);
@@ -238,8 +250,10 @@ static int lab_tree_push(struct lab_tree *t, const char *file)
 	int rc = -1;
 
 	if (lab_tree_patch(t, file, false, true, &out) != 0) {
-		lab_err("patch %s does not apply to linux-source-6.1 with the patches before it:\n%s",
-			label, out ? out : "");
+		g_free(out);
+		out = patch_why(t, file);
+		lab_err("patch %s does not apply to linux-source-6.1 with the patches before it "
+			"(nothing was built):\n%s", label, out ? out : "");
 		goto out;
 	}
 	g_free(out);
@@ -342,16 +356,22 @@ out:
 
 /* ---- config ---- */
 
-static char *config_hash(const char *frag)
+static char *config_hash(const char *frag, char **extra)
 {
 	lab_hash *h = lab_hash_new();
 
 	lab_hash_str(h, LAB_KERNEL_RECIPE);
-	if (lab_hash_file(h, frag) != 0) {
-		g_free(lab_hash_finish(h, 1));
-		return NULL;
+	if (lab_hash_file(h, frag) != 0)
+		goto bad;
+	for (; extra && *extra; extra++) {
+		lab_hash_str(h, "fragment");
+		if (lab_hash_file(h, *extra) != 0)
+			goto bad;
 	}
 	return lab_hash_finish(h, LAB_KERNEL_KEY_LEN);
+bad:
+	g_free(lab_hash_finish(h, 1));
+	return NULL;
 }
 
 /* Every option the fragment asks for must be in .config as asked. */
@@ -418,10 +438,48 @@ int lab_tree_run_make(struct lab_tree *t, const char *target, int timeout)
 	return rc;
 }
 
-int lab_tree_configure(struct lab_tree *t)
+/* The fragments' options all in .config as asked. */
+static int verify_all(const char *frag, char **extra, const char *config)
+{
+	int rc = config_verify(frag, config);
+
+	for (; rc == 0 && extra && *extra; extra++)
+		rc = config_verify(*extra, config);
+	return rc;
+}
+
+static int merge_fragments(struct lab_tree *t, const char *frag, char **extra,
+			   const char *config)
+{
+	char *kc = g_strdup_printf("KCONFIG_CONFIG=%s", config);
+	GPtrArray *merge = g_ptr_array_new();
+	int rc;
+
+	g_ptr_array_add(merge, "env");
+	g_ptr_array_add(merge, kc);
+	g_ptr_array_add(merge, "scripts/kconfig/merge_config.sh");
+	g_ptr_array_add(merge, "-m");
+	g_ptr_array_add(merge, "-O");
+	g_ptr_array_add(merge, t->obj);
+	g_ptr_array_add(merge, (char *)config);
+	g_ptr_array_add(merge, (char *)frag);
+	for (; extra && *extra; extra++) /* the user's last: it wins */
+		g_ptr_array_add(merge, *extra);
+	g_ptr_array_add(merge, NULL);
+	rc = lab_tree_run_make(t, "tinyconfig", 600) != 0 ||
+	     lab_run((char **)merge->pdata, t->src, t->log, 600) != 0 ||
+	     lab_tree_run_make(t, "olddefconfig", 600) != 0 ? -1 : 0;
+	if (rc != 0)
+		lab_err("configuring the kernel failed; see %s", t->log);
+	g_ptr_array_free(merge, TRUE);
+	g_free(kc);
+	return rc;
+}
+
+int lab_tree_configure(struct lab_tree *t, char **extra)
 {
 	char *frag = lab_fragment_path();
-	char *hash = config_hash(frag);
+	char *hash = config_hash(frag, extra);
 	char *stamp = g_build_filename(t->obj, ".lab-config", NULL);
 	char *config = g_build_filename(t->obj, ".config", NULL);
 	char *have = NULL;
@@ -431,26 +489,13 @@ int lab_tree_configure(struct lab_tree *t)
 		goto out;
 	if (g_file_get_contents(stamp, &have, NULL, NULL) &&
 	    strcmp(have, hash) == 0 && lab_exists(config)) {
-		rc = config_verify(frag, config);
+		rc = verify_all(frag, extra, config);
 		goto out;
 	}
 	lab_phase_begin("configure");
 	unlink(stamp);
-	{
-		char *kc = g_strdup_printf("KCONFIG_CONFIG=%s", config);
-		char *merge[] = { "env", kc, "scripts/kconfig/merge_config.sh",
-				  "-m", "-O", t->obj, config, frag, NULL };
-
-		if (lab_tree_run_make(t, "tinyconfig", 600) != 0 ||
-		    lab_run(merge, t->src, t->log, 600) != 0 ||
-		    lab_tree_run_make(t, "olddefconfig", 600) != 0) {
-			lab_err("configuring the kernel failed; see %s", t->log);
-			g_free(kc);
-			goto out;
-		}
-		g_free(kc);
-	}
-	if (config_verify(frag, config) != 0)
+	if (merge_fragments(t, frag, extra, config) != 0 ||
+	    verify_all(frag, extra, config) != 0)
 		goto out;
 	rc = lab_write_file(stamp, hash, -1);
 out:

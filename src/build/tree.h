@@ -37,9 +37,10 @@ int lab_tree_patch(struct lab_tree *t, const char *file, bool reverse, bool dry,
 		   char **out);
 /* Pop and push until exactly WANT (patch paths, in order) is applied. */
 int lab_tree_goto(struct lab_tree *t, char **want);
-/* tinyconfig + the fragment (merge_config.sh), every option verified;
- * skipped when the fragment is unchanged since the last time. */
-int lab_tree_configure(struct lab_tree *t);
+/* tinyconfig + the fragment + EXTRA (NULL or the user's fragments, merged
+ * last: merge_config.sh), every option verified; skipped when the
+ * fragments are unchanged since the last time. */
+int lab_tree_configure(struct lab_tree *t, char **extra);
 /* `make TARGET` in the tree with ccache, under a time bound. */
 int lab_tree_run_make(struct lab_tree *t, const char *target, int timeout);
 /* The same with a progress line, and the errors shown when it fails. */

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-static const char *review;
+static const char *review, *series, *base, *config;
 
 static const struct lab_opt review_opts[] = {
 	{ "--review", NULL, LAB_OPT_STR, "NAME", "the review under patches/ (default "
@@ -17,33 +17,119 @@ static const struct lab_opt review_opts[] = {
 	{ 0 },
 };
 
+static const struct lab_opt build_opts[] = {
+	{ "--review", NULL, LAB_OPT_STR, "NAME", "the review under patches/ (default "
+	  LAB_REVIEW_DEFAULT ")", &review, 0, 0, NULL, LAB_REVIEW_DEFAULT },
+	{ "--series", NULL, LAB_OPT_STR, "PATH", "define KERNEL: a quilt series file, or a "
+	  "directory of `git format-patch` files", &series, 0, 0, NULL, NULL },
+	{ "--base", NULL, LAB_OPT_STR, "KERNEL", "with --series: the kernel the series goes "
+	  "on (default: linux-source-6.1 as Debian ships it)", &base, 0, 0, NULL, NULL },
+	{ "--config", NULL, LAB_OPT_STR, "FRAGMENT", "with --series: config options merged "
+	  "over the lab's fragment (guests/kernel.config)", &config, 0, 0, NULL, NULL },
+	{ 0 },
+};
+
 static int run_build(struct lab_inst *in, char **args)
 {
+	struct lab_user_kernel_src src = { args[0], series, base, config };
 	int rc;
 
 	(void)in;
-	if (strcmp(args[0], "all") != 0 && !lab_kernel_name_valid(args[0])) {
-		lab_err("build: unknown variant '%s' (baseline, patched, all or isolate-NNN)",
+	if ((base || config) && !series) {
+		lab_err("build: --base and --config define a kernel: they go with --series");
+		return 2;
+	}
+	if (!series && strcmp(args[0], "all") != 0 && !lab_kernel_known(args[0])) {
+		lab_err("build: unknown kernel '%s' (baseline, patched, all, isolate-NNN, or a "
+			"kernel of yours: define it with --series PATH; `lab kernels` lists them)",
 			args[0]);
 		return 2;
 	}
+	if (series && (rc = lab_kernel_define(review, &src)) != 0)
+		return rc;
 	rc = lab_kernel_build_named(review, args[0]);
 	lab_phase_summary();
 	return rc;
 }
 
 static const struct lab_cmd_spec build_spec = {
-	"build", "baseline|patched|all|isolate-NNN",
-	"  Build the kernel variant(s) from linux-source-6.1 + patches/NAME/:\n"
-	"  baseline = support/ + bugs/; patched = support/ + bugs/ + fixes/;\n"
+	"build", "KERNEL",
+	"  Build a kernel from linux-source-6.1 + patches, cached by content under\n"
+	"  $LAB_HOME/kernels/KEY. KERNEL: baseline = support/ + bugs/ of\n"
+	"  patches/REVIEW/; patched = support/ + bugs/ + fixes/; all = both;\n"
 	"  isolate-NNN = support/ + bugs/NNN only (support/: test knobs both\n"
-	"  kernels share). Cached by content under $LAB_HOME/kernels/KEY.\n",
-	review_opts, 1, 1, false,
+	"  kernels share); or a name of yours: `--series PATH` defines it (the\n"
+	"  patches are copied; a patch that does not apply is named before\n"
+	"  anything is built), `lab build NAME` builds it again, NAME@N is its\n"
+	"  base with the first N patches of its series.\n",
+	build_opts, 1, 1, false,
 };
 
 const struct lab_cmd lab_cmd_build = {
-	&build_spec, "build the baseline and/or patched kernel", LAB_NEEDS_NOTHING,
-	run_build,
+	&build_spec, "build a kernel: baseline, patched, or one of yours (--series)",
+	LAB_NEEDS_NOTHING, run_build,
+};
+
+static char *when(gint64 t)
+{
+	GDateTime *d = t ? g_date_time_new_from_unix_local(t) : NULL;
+	char *s = d ? g_date_time_format(d, "%Y-%m-%d %H:%M") : g_strdup("not built");
+
+	if (d)
+		g_date_time_unref(d);
+	return s;
+}
+
+static void kernel_row(const char *name)
+{
+	struct lab_kernel_info ki;
+	char *w, *sz, *count;
+
+	if (lab_kernel_describe(review, name, &ki) != 0)
+		return;
+	w = when(ki.built);
+	sz = ki.built ? g_format_size_full((guint64)ki.bytes, G_FORMAT_SIZE_IEC_UNITS) :
+		g_strdup("-");
+	count = ki.own == ki.patches ? g_strdup_printf("%u", ki.patches) :
+		g_strdup_printf("%u (+%u)", ki.own, ki.patches - ki.own);
+	printf("%-20s %-18s %-9s %-17s %-17s %s\n", name, ki.base, count,
+	       ki.key ? ki.key : "-", w, sz);
+	g_free(w);
+	g_free(sz);
+	g_free(count);
+	lab_kernel_info_clear(&ki);
+}
+
+static int run_kernels(struct lab_inst *in, char **args)
+{
+	static const char *const builtin[] = { "baseline", "patched", NULL };
+	char **mine = lab_user_kernel_names();
+
+	(void)in;
+	(void)args;
+	printf("%-20s %-18s %-9s %-17s %-17s %s\n", "NAME", "BASE", "PATCHES", "KEY", "BUILT",
+	       "SIZE");
+	for (int i = 0; builtin[i]; i++)
+		kernel_row(builtin[i]);
+	for (int i = 0; mine[i]; i++)
+		kernel_row(mine[i]);
+	printf("(and debian: Debian's own kernel, kept from the image; isolate-NNN: one "
+	       "seed's bug alone; NAME@N: NAME's base and its first N patches)\n");
+	g_strfreev(mine);
+	return 0;
+}
+
+static const struct lab_cmd_spec kernels_spec = {
+	"kernels", "",
+	"  The kernels lab can build and boot: the review's (baseline, patched)\n"
+	"  and yours (`lab build NAME --series PATH`), with their base, patches\n"
+	"  (yours, + the base's), cache key, when built and size.\n",
+	review_opts, 0, 0, false,
+};
+
+const struct lab_cmd lab_cmd_kernels = {
+	&kernels_spec, "list the named kernels: the review's and yours", LAB_NEEDS_NOTHING,
+	run_kernels,
 };
 
 static int run_check_series(struct lab_inst *in, char **args)

@@ -25,10 +25,10 @@ struct lab_cmd {
 	int (*run)(struct lab_inst *in, char **args);
 };
 
-extern const struct lab_cmd lab_cmd_build, lab_cmd_check_series, lab_cmd_image,
+extern const struct lab_cmd lab_cmd_build, lab_cmd_kernels, lab_cmd_check_series, lab_cmd_image,
 	lab_cmd_check_topology, lab_cmd_up, lab_cmd_down, lab_cmd_restart,
 	lab_cmd_status, lab_cmd_console, lab_cmd_exec, lab_cmd_run,
 	lab_cmd_interop, lab_cmd_stress, lab_cmd_review, lab_cmd_isolate,
-	lab_cmd_report, lab_cmd_compare, lab_cmd_hosts, lab_cmd_cache;
+	lab_cmd_bisect, lab_cmd_report, lab_cmd_compare, lab_cmd_hosts, lab_cmd_cache;
 
 #endif

@@ -2,6 +2,8 @@
 #include "cli/cli.h"
 #include "core/compare.h"
 #include "core/report.h"
+#include "build/tests_disk.h"
+#include "jobs/candidate.h"
 #include "jobs/review.h"
 #include "util/util.h"
 
@@ -9,6 +11,8 @@ static struct lab_review_opts ro;
 static int duration_s;
 static bool keep_going, isolate;
 static char **hosts;
+static const char *base, *candidate;
+static int reruns;
 
 static const struct lab_opt review_opts[] = {
 	{ "--topology", "-t", LAB_OPT_STR, "TOPOLOGY", "a name from topologies/ or a path",
@@ -28,15 +32,59 @@ static const struct lab_opt review_opts[] = {
 	  0, 0, NULL, NULL },
 	{ "--hosts-file", NULL, LAB_OPT_STR, "FILE", "hosts.ini to read (default: $LAB_HOME/hosts.ini)",
 	  &ro.hosts_file, 0, 0, NULL, NULL },
+	{ "--base", NULL, LAB_OPT_STR, "KERNEL", "with --candidate: the kernel to compare "
+	  "against", &base, 0, 0, NULL, NULL },
+	{ "--candidate", NULL, LAB_OPT_STR, "KERNEL", "a regression review of KERNEL against "
+	  "--base instead of the 2.6.32.9 review", &candidate, 0, 0, NULL, NULL },
+	{ "--reruns", NULL, LAB_OPT_INT, "K", "with --candidate: more runs on each kernel of a "
+	  "test whose verdicts differ", &reruns, 0, 20, NULL, "3" },
 	{ 0 },
 };
+
+static int run_candidate(char **names)
+{
+	struct lab_candidate_opts co = { base, candidate, ro.topology, names[0] ? names : NULL,
+					 reruns, duration_s, NULL };
+	char *iso;
+	int rc;
+
+	if (!base) {
+		lab_err("review: --candidate needs --base (the kernel to compare against)");
+		return 2;
+	}
+	if (keep_going || isolate || hosts) {
+		lab_err("review: --keep-going, --isolate and --hosts belong to the 2.6.32.9 "
+			"review, not to --candidate");
+		return 2;
+	}
+	if (lab_candidate_check(&co) != 0)
+		return 2;
+	lab_phase_begin("tests disk");
+	iso = lab_tests_iso();
+	lab_phase_end();
+	if (!iso)
+		return 1;
+	co.iso = iso;
+	rc = lab_candidate_review(&co);
+	g_free(iso);
+	return rc;
+}
 
 static int run_review(struct lab_inst *in, char **args)
 {
 	int rc;
 
 	(void)in;
-	(void)args;
+	if (candidate) {
+		rc = run_candidate(args);
+		lab_phase_summary();
+		return rc;
+	}
+	if (base || args[0]) {
+		lab_err("review: --base and TEST|SUITE go with --candidate (plain `lab review` is "
+			"the 2.6.32.9 review)");
+		return 2;
+	}
 	ro.duration_s = duration_s;
 	ro.keep_going = keep_going;
 	ro.isolate = isolate;
@@ -47,12 +95,17 @@ static int run_review(struct lab_inst *in, char **args)
 }
 
 static const struct lab_cmd_spec review_spec = {
-	"review", "",
+	"review", "[--base A --candidate B [TEST|SUITE...]]",
 	"  Build both kernels, run the suite on baseline then on patched (each on\n"
 	"  fresh guests), and write report.txt/json/html under $LAB_HOME/reviews/.\n"
 	"  --hosts A runs both kernels on host A, one after the other; a kernel\n"
-	"  whose host drops out runs again on the other host.\n",
-	review_opts, 0, 0, false,
+	"  whose host drops out runs again on the other host.\n"
+	"  --base A --candidate B: a regression review of kernel B against A\n"
+	"  (any kernels, `lab kernels`): the tests (default: the topology's suite)\n"
+	"  on both, each test whose verdicts differ --reruns more times on each,\n"
+	"  and per test: regressed, fixed, flaky, changed or unchanged; exit 1\n"
+	"  when something regressed. Each regression names its `lab bisect`.\n",
+	review_opts, 0, -1, false,
 };
 
 const struct lab_cmd lab_cmd_review = {

@@ -157,7 +157,7 @@ out:
 static const struct lab_opt stress_opts[] = {
 	{ "--topology", "-t", LAB_OPT_STR, "TOPOLOGY", "a name from topologies/ or a path",
 	  &sopts.topology, 0, 0, NULL, "default" },
-	{ "--kernel", NULL, LAB_OPT_STR, "KERNEL", "baseline, patched (default) or isolate-NNN",
+	{ "--kernel", NULL, LAB_OPT_STR, "KERNEL", "baseline, patched (default), isolate-NNN or yours",
 	  &sopts.kernel, 0, 0, NULL, NULL },
 	{ "--duration", NULL, LAB_OPT_DURATION, "TIME", "wall time: 8h, 30m, 90s or seconds",
 	  &duration_s, 1, 30L * 86400, NULL, NULL },
@@ -204,8 +204,8 @@ static const char *conflict(char **names)
 		return "--resume and --status take no tests";
 	if ((sopts.resume || sopts.status) && env)
 		return "a resumed run keeps the --env it started with";
-	if (sopts.kernel && !lab_kernel_name_valid(sopts.kernel))
-		return "--kernel takes baseline, patched or isolate-NNN";
+	if (sopts.kernel && !lab_kernel_known(sopts.kernel))
+		return "--kernel takes baseline, patched, isolate-NNN or a kernel of yours (`lab kernels`)";
 	return NULL;
 }
 

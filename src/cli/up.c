@@ -20,7 +20,7 @@ static const struct lab_opt up_opts[] = {
 	{ "--topology", "-t", LAB_OPT_STR, "TOPOLOGY", "a name from topologies/ or a path",
 	  &up.topology, 0, 0, NULL, "default" },
 	{ "--kernel", NULL, LAB_OPT_STR, "KERNEL",
-	  "baseline, patched or isolate-NNN (default: as the topology says)",
+	  "baseline, patched, isolate-NNN or yours (`lab kernels`; default: as the topology says)",
 	  &up.kernel, 0, 0, NULL, NULL },
 	{ "--accel", NULL, LAB_OPT_STR, "ACCEL", "the accelerator", &up.accel, 0, 0,
 	  accels, "auto" },
@@ -47,9 +47,9 @@ static int run_up(struct lab_inst *in, char **args)
 
 	(void)in;
 	(void)args;
-	if (up.kernel && !lab_kernel_name_valid(up.kernel)) {
-		lab_err("up: --kernel takes baseline or patched (or isolate-NNN), not '%s'",
-			up.kernel);
+	if (up.kernel && !lab_kernel_known(up.kernel)) {
+		lab_err("up: --kernel takes baseline, patched, isolate-NNN or a kernel of yours "
+			"(`lab kernels`), not '%s'", up.kernel);
 		return 2;
 	}
 	up.timeout_s = timeout_s;

@@ -107,17 +107,19 @@ static void test_unknown_command(void **s)
 static void test_build_args(void **s)
 {
 	(void)s;
-	expect(2, "build: missing baseline|patched|all", 2, "lab", "build");
-	expect(2, "unknown variant 'mainline'", 3, "lab", "build", "mainline");
+	expect(2, "build: missing KERNEL", 2, "lab", "build");
+	expect(2, "unknown kernel 'mainline'", 3, "lab", "build", "mainline");
+	expect(2, "--base and --config define a kernel", 5, "lab", "build", "mine", "--base",
+	       "patched");
 	expect(2, "build: bad argument '--fast'", 3, "lab", "build", "--fast");
-	expect(2, "unknown variant 'isolate-999'", 3, "lab", "build", "isolate-999");
-	expect(0, "baseline|patched|all", 3, "lab", "build", "--help");
+	expect(2, "unknown kernel 'isolate-999'", 3, "lab", "build", "isolate-999");
+	expect(0, "--series PATH", 3, "lab", "build", "--help");
 }
 
 static void test_up_args(void **s)
 {
 	(void)s;
-	expect(2, "--kernel takes baseline or patched", 4, "lab", "up",
+	expect(2, "--kernel takes baseline, patched, isolate-NNN or a kernel of yours", 4, "lab", "up",
 	       "--kernel", "stock");
 	expect(2, "--accel takes one of its values, not 'hvf'", 4, "lab", "up",
 	       "--accel", "hvf");

@@ -1,0 +1,178 @@
+/* candidate.c - a regression review of a candidate kernel: the tests on
+ * the base and on the candidate, each on fresh guests; a test whose first
+ * verdicts differ runs again --reruns times on each kernel (fresh guests
+ * each time: a race is not called a regression on one sample, and a spent
+ * kernel does not decide the next run); then regressed / fixed / flaky /
+ * changed / unchanged per test (core/regress.h, core/candidate.h). */
+#include "jobs/candidate.h"
+#include "build/kernel.h"
+#include "build/user_kernel.h"
+#include "core/candidate.h"
+#include "core/results.h"
+#include "jobs/session.h"
+#include "util/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define READY_TIMEOUT_S 900
+
+int lab_candidate_check(const struct lab_candidate_opts *o)
+{
+	if (!lab_kernel_known(o->base)) {
+		lab_err("review: --base %s is no kernel lab knows (`lab kernels`)", o->base);
+		return 2;
+	}
+	if (!lab_kernel_known(o->candidate)) {
+		lab_err("review: --candidate %s is no kernel lab knows (`lab build NAME --series "
+			"PATH --base %s` defines one)", o->candidate, o->base);
+		return 2;
+	}
+	if (!strcmp(o->base, o->candidate)) {
+		lab_err("review: --base and --candidate are both %s", o->base);
+		return 2;
+	}
+	return 0;
+}
+
+/* One run of NAMES on KERNEL on fresh guests: its directory or NULL. */
+static char *one_run(const struct lab_candidate_opts *o, const char *kernel, char **names)
+{
+	struct lab_up_opts up = { .topology = o->topology, .kernel = kernel, .accel = "auto",
+				  .tests_iso = o->iso, .timeout_s = READY_TIMEOUT_S };
+	struct lab_run_opts ro = { .names = names, .duration_s = o->duration_s };
+	char *run_dir = NULL;
+	bool lost;
+
+	lab_session_once(&up, &ro, false, &run_dir, &lost);
+	return run_dir;
+}
+
+/* A run's verdicts into the report: BASE or the candidate's side; FIRST:
+ * the first run (its verdict words are kept). */
+static void count(struct lab_cand_report *r, const char *run_dir, bool base, bool first)
+{
+	struct lab_run *run = run_dir ? lab_results_load_dir(run_dir) : NULL;
+
+	for (guint i = 0; run && i < run->results->len; i++) {
+		const struct lab_result *x = g_ptr_array_index(run->results, i);
+		struct lab_cand_row *w = lab_cand_row(r, x->name, x->test);
+		struct lab_outcomes *o = base ? &w->base : &w->cand;
+
+		o->pass += x->verdict == LAB_PASS;
+		o->fail += x->verdict == LAB_FAIL;
+		o->other += x->verdict != LAB_PASS && x->verdict != LAB_FAIL;
+		if (first)
+			*(base ? &w->base_first : &w->cand_first) =
+				g_strdup(lab_verdict_name(x->verdict));
+		if (x->verdict != LAB_PASS && (!base || !w->why)) {
+			g_free(w->why);
+			w->why = g_strdup_printf("%s on %s: %s", lab_verdict_name(x->verdict),
+						 base ? r->base : r->candidate,
+						 x->reason ? x->reason : "");
+		}
+	}
+	lab_run_free(run);
+}
+
+/* The suite-map tests of the rows whose first verdicts differ. */
+static char **differing(const struct lab_cand_report *r)
+{
+	GPtrArray *out = g_ptr_array_new();
+
+	for (guint i = 0; i < r->rows->len; i++) {
+		const struct lab_cand_row *w = g_ptr_array_index(r->rows, i);
+
+		if (lab_cand_differs(w) &&
+		    !g_ptr_array_find_with_equal_func(out, w->test, g_str_equal, NULL))
+			g_ptr_array_add(out, g_strdup(w->test));
+	}
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(out, FALSE);
+}
+
+/* Rows differing at first, after the reruns, keep counting: the others
+ * ran once on each kernel, that is all they get. */
+static void rerun(const struct lab_candidate_opts *o, struct lab_cand_report *r)
+{
+	char **again = differing(r);
+
+	if (!again[0] || o->reruns == 0) {
+		g_strfreev(again);
+		return;
+	}
+	{
+		char *list = g_strjoinv(", ", again);
+
+		lab_info("=== %d more runs of %s on each kernel: their verdicts differ ===",
+			 o->reruns, list);
+		g_free(list);
+	}
+	for (int k = 0; k < o->reruns && !lab_interrupted; k++)
+		for (int side = 0; side < 2 && !lab_interrupted; side++) {
+			char *dir = one_run(o, side ? o->candidate : o->base, again);
+
+			count(r, dir, side == 0, false);
+			g_free(dir);
+		}
+	g_strfreev(again);
+}
+
+/* The candidate is the base plus a series of the user's: bisectable. */
+static bool is_series_on(const char *candidate, const char *base)
+{
+	struct lab_user_kernel *k = lab_user_kernel_load(candidate);
+	bool yes = k && k->prefix < 0 && !g_strcmp0(k->base, base);
+
+	lab_user_kernel_free(k);
+	return yes;
+}
+
+int lab_candidate_review(const struct lab_candidate_opts *o)
+{
+	struct lab_cand_report *r = lab_cand_report_new();
+	char *root = lab_path("reviews"), *id = NULL, *out = NULL, *text;
+	double t0 = lab_now();
+	int regressed, rc = 1;
+
+	r->base = o->base;
+	r->candidate = o->candidate;
+	r->topology = o->topology;
+	r->reruns = o->reruns;
+	r->suites = o->names ? g_strjoinv(",", o->names) : NULL;
+	r->bisectable = is_series_on(o->candidate, o->base);
+	if (lab_kernel_build(LAB_REVIEW_DEFAULT, o->base) != 0 ||
+	    lab_kernel_build(LAB_REVIEW_DEFAULT, o->candidate) != 0)
+		goto out;
+	lab_info("=== base %s ===", o->base);
+	r->base_run = one_run(o, o->base, o->names);
+	lab_info("=== candidate %s ===", o->candidate);
+	r->cand_run = lab_interrupted ? NULL : one_run(o, o->candidate, o->names);
+	if (!r->base_run || !r->cand_run) {
+		lab_err("review: the %s kernel's run broke; no report", r->base_run ? "candidate"
+			: "base");
+		goto out;
+	}
+	count(r, r->base_run, true, true);
+	count(r, r->cand_run, false, true);
+	rerun(o, r);
+	if (lab_interrupted) {
+		rc = 130;
+		goto out;
+	}
+	regressed = lab_cand_classify(r);
+	r->seconds = lab_now() - t0;
+	if (!(out = lab_unique_dir(root, "candidate", &id)) || lab_cand_write(r, out) != 0)
+		goto out;
+	text = lab_cand_text(r);
+	fputs(text, stdout);
+	g_free(text);
+	printf("report: %s/report.txt (and report.json, report.html)\n", out);
+	rc = regressed ? 1 : 0;
+out:
+	lab_cand_report_free(r);
+	g_free(root);
+	g_free(id);
+	g_free(out);
+	return rc;
+}
