@@ -5,6 +5,7 @@
  * prune [--keep N]` frees space. Nothing an instance that is up uses is
  * ever removed. */
 #include "cli/cli.h"
+#include "build/kernel.h"
 #include "core/hosts.h"
 #include "guests/instance.h"
 #include "store/saved.h"
@@ -29,7 +30,8 @@ struct item {
 	goffset bytes;
 	gint64 used;  /* last use (or creation), seconds since the epoch */
 	bool in_use;
-	char *note;
+	char *note;   /* why it stays: prune keeps it */
+	char *label;  /* what it is (a kernel's names): prune may take it */
 };
 
 static void item_clear(gpointer p)
@@ -39,6 +41,7 @@ static void item_clear(gpointer p)
 	g_free(it->path);
 	g_free(it->name);
 	g_free(it->note);
+	g_free(it->label);
 }
 
 static gint64 mtime_of(const char *p)
@@ -55,7 +58,7 @@ static void scan_kind(GArray *out, const char *kind, const char *sub)
 	const char *n;
 
 	while (d && (n = g_dir_read_name(d))) {
-		struct item it = { kind, NULL, NULL, 0, 0, false, NULL };
+		struct item it = { kind, NULL, NULL, 0, 0, false, NULL, NULL };
 
 		if (strstr(n, ".tmp"))
 			continue;
@@ -95,7 +98,7 @@ static void scan_shared(GArray *out, struct lab_store *st)
 	for (i = 0; i < vols->len; i++) {
 		const struct lab_store_vol *v = g_ptr_array_index(vols, i);
 		const char *k = shared_kind(v->name);
-		struct item it = { NULL, NULL, NULL, 0, 0, false, NULL };
+		struct item it = { NULL, NULL, NULL, 0, 0, false, NULL, NULL };
 
 		if (!k)
 			continue;
@@ -118,7 +121,7 @@ static void scan_saved(GArray *out, struct lab_store *st)
 
 	for (i = 0; i < all->len; i++) {
 		const struct lab_saved_entry *e = g_ptr_array_index(all, i);
-		struct item it = { "store:saved", NULL, NULL, 0, 0, false, NULL };
+		struct item it = { "store:saved", NULL, NULL, 0, 0, false, NULL, NULL };
 
 		it.path = g_strdup(e->key);
 		it.name = g_strdup(e->key);
@@ -160,12 +163,55 @@ static gint newest_first(gconstpointer a, gconstpointer b)
 	return (x->used < y->used) - (x->used > y->used);
 }
 
+/* The names whose key a built kernel has: the review's and the user's. */
+static void label_kernels(GArray *all)
+{
+	char **mine = lab_user_kernel_names(), **names;
+	GStrvBuilder *b = g_strv_builder_new();
+
+	g_strv_builder_add(b, "baseline");
+	g_strv_builder_add(b, "patched");
+	for (int i = 0; mine[i]; i++) { /* and the steps of a bisection */
+		struct lab_user_kernel *k = lab_user_kernel_load(mine[i]);
+
+		g_strv_builder_add(b, mine[i]);
+		for (guint n = 1; k && n < k->total; n++) {
+			char *step = g_strdup_printf("%s@%u", mine[i], n);
+
+			g_strv_builder_add(b, step);
+			g_free(step);
+		}
+		lab_user_kernel_free(k);
+	}
+	names = g_strv_builder_end(b);
+	g_strv_builder_unref(b);
+	for (int i = 0; names[i]; i++) {
+		char *key = lab_kernel_key(LAB_REVIEW_DEFAULT, names[i]);
+
+		for (guint j = 0; key && j < all->len; j++) {
+			struct item *it = &g_array_index(all, struct item, j);
+			char *l;
+
+			if (strcmp(it->kind, "kernel") || strcmp(it->name, key))
+				continue;
+			l = g_strdup_printf("%s%skernel %s", it->label ? it->label : "",
+					    it->label ? ", " : "", names[i]);
+			g_free(it->label);
+			it->label = l;
+		}
+		g_free(key);
+	}
+	g_strfreev(names);
+	g_strfreev(mine);
+}
+
 static GArray *scan(struct lab_store *st)
 {
 	GArray *all = g_array_new(FALSE, FALSE, sizeof(struct item));
 
 	g_array_set_clear_func(all, item_clear);
 	scan_kind(all, "kernel", "kernels");
+	label_kernels(all);
 	scan_kind(all, "image", "images");
 	scan_kind(all, "tests", "tests");
 	scan_kind(all, "seed", "seeds");
@@ -207,7 +253,8 @@ static void list(GArray *all, struct lab_store *st)
 		struct item *it = &g_array_index(all, struct item, i);
 		char *sz = human(it->bytes), *ag = age(it->used);
 
-		printf("%-12s %-40s %10s %8s  %s%s%s\n", it->kind, it->name, sz, ag,
+		printf("%-12s %-40s %10s %8s  %s%s%s%s%s\n", it->kind, it->name, sz, ag,
+		       it->label ? it->label : "", it->label && (it->note || it->in_use) ? "; " : "",
 		       it->note ? it->note : "", it->note && it->in_use ? "; " : "",
 		       it->in_use ? "in use by an instance" : "");
 		total += it->bytes;
