@@ -1,5 +1,6 @@
 /* interop.c - `lab interop`: the NFS interop matrix. */
 #include "cli/cli.h"
+#include "build/kernel.h"
 #include "jobs/interop.h"
 #include "util/util.h"
 
@@ -11,6 +12,9 @@ static const struct lab_opt interop_opts[] = {
 	  &io.topology, 0, 0, NULL, "interop" },
 	{ "--client", NULL, LAB_OPT_STR, "GUEST", "the client guest (default: client)",
 	  &io.client, 0, 0, NULL, "client" },
+	{ "--kernel", NULL, LAB_OPT_STR, "KERNEL", "the client's kernel (baseline, patched, "
+	  "yours: `lab kernels`; the servers and the peer keep the topology's)", &io.kernel,
+	  0, 0, NULL, NULL },
 	{ "--peer", NULL, LAB_OPT_STR, "GUEST",
 	  "the second client of the clients group: peer, peer-base or peer-debian",
 	  &io.peer, 0, 0, NULL, "peer" },
@@ -33,6 +37,10 @@ static int run_interop(struct lab_inst *in, char **args)
 	(void)in;
 	(void)args;
 	io.keep = keep;
+	if (io.kernel && !lab_kernel_known(io.kernel)) {
+		lab_err("interop: --kernel %s is no kernel lab knows (`lab kernels`)", io.kernel);
+		return 2;
+	}
 	if (lab_interop_check(&io) != 0)
 		return 2;
 	rc = lab_interop(&io);

@@ -310,6 +310,19 @@ static void servers_text(const struct matrix *m, GString *t)
 	g_hash_table_destroy(secs);
 }
 
+/* The client's kernel: the one its cells ran on (the run's own word is
+ * "mixed" when the servers boot others). */
+static const char *client_kernel(const struct lab_run *run)
+{
+	for (guint i = 0; i < run->results->len; i++) {
+		const struct lab_result *x = g_ptr_array_index(run->results, i);
+
+		if (x->kernel && *x->kernel)
+			return x->kernel;
+	}
+	return run->kernel ? run->kernel : "?";
+}
+
 static char *matrix_text(const struct matrix *m)
 {
 	GString *t = g_string_new("");
@@ -317,7 +330,7 @@ static char *matrix_text(const struct matrix *m)
 	size_t before;
 
 	g_string_append_printf(t, "NFS interop matrix, run %s (client kernel %s, %s)\n",
-			       run->id ? run->id : "?", run->kernel ? run->kernel : "?",
+			       run->id ? run->id : "?", client_kernel(run),
 			       run->kernel_release ? run->kernel_release : "?");
 	servers_text(m, t);
 	g_string_append_printf(t, "\n%-14s %-10s", "server", "group");

@@ -490,6 +490,23 @@ static int save_all(struct up *u)
 
 /* ---- the whole bring-up ---- */
 
+/* KERNEL for the guests named in ONLY (NULL: every guest). */
+static void set_kernel(struct lab_topology *t, const char *kernel, char **only)
+{
+	if (!only) {
+		lab_topology_set_kernel(t, kernel);
+		return;
+	}
+	for (guint i = 0; i < t->guests->len; i++) {
+		struct lab_guest *g = g_ptr_array_index(t->guests, i);
+
+		if (g_strv_contains((const char *const *)only, g->name)) {
+			g_free(g->kernel);
+			g->kernel = g_strdup(kernel);
+		}
+	}
+}
+
 /* Discard the saved state for WHY unless another instance runs on it;
  * then it stays and this bring-up does not save. */
 static void discard_unless_used(struct up *u, const char *why)
@@ -746,7 +763,7 @@ int lab_up(const struct lab_up_opts *o)
 	if (!t || !(hosts = lab_hosts_open(o->hosts_file)) || !(host = host_of(o, hosts)))
 		goto out;
 	if (o->kernel)
-		lab_topology_set_kernel(t, o->kernel);
+		set_kernel(t, o->kernel, o->kernel_guests);
 	if (o->only && keep_only(t, o->only) != 0)
 		goto out;
 	rc = 1;

@@ -11,6 +11,7 @@
 struct lab_up_opts {
 	const char *topology;  /* name or path */
 	const char *kernel;    /* NULL: as the topology says */
+	char **kernel_guests;  /* NULL: KERNEL for every guest; else only these */
 	const char *accel;     /* "auto", "tcg", "kvm" */
 	const char *tests_iso; /* NULL: build (or find) it */
 	int timeout_s;         /* per guest readiness */

@@ -149,12 +149,15 @@ int lab_interop(const struct lab_interop_opts *o)
 				     peer ? o->peer : "");
 	char **only = g_strsplit(list, ",", -1), *run_dir = NULL, *dir = NULL;
 	char **server_names = g_strsplit(servers, ",", -1);
+	char *client[] = { (char *)o->client, NULL };
 	GHashTable *sw = NULL;
 	struct lab_session se;
 	bool lost;
 	int rc;
 
 	up.only = only;
+	up.kernel = o->kernel;
+	up.kernel_guests = client;
 	rc = lab_session_up(&se, &up, false, &lost);
 	if (rc == 0) {
 		rc = lab_session_run(&se, &ro, &run_dir);

@@ -8,6 +8,7 @@
 struct lab_interop_opts {
 	const char *topology;
 	const char *client;  /* the client guest */
+	const char *kernel;  /* NULL: the client's as the topology says */
 	const char *peer;    /* the second client (nfs-peer) for the clients group */
 	char **servers;      /* NULL: every server of the topology */
 	char **vers;         /* NULL: 3, 4.0, 4.1, 4.2 */
