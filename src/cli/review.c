@@ -101,7 +101,9 @@ static const struct lab_cmd_spec review_spec = {
 	"  --hosts A runs both kernels on host A, one after the other; a kernel\n"
 	"  whose host drops out runs again on the other host.\n"
 	"  --base A --candidate B: a regression review of kernel B against A\n"
-	"  (any kernels, `lab kernels`): the tests (default: the topology's suite)\n"
+	"  (any kernels, `lab kernels`): the tests (default: the topology's suite;\n"
+	"  on the default topology that is the review suite with the network\n"
+	"  tests, and an interop slice: B as knfsd's client, v3 and v4.2, basic)\n"
 	"  on both, each test whose verdicts differ --reruns more times on each,\n"
 	"  and per test: regressed, fixed, flaky, changed or unchanged; exit 1\n"
 	"  when something regressed. Each regression names its `lab bisect`.\n",

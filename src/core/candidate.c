@@ -103,6 +103,11 @@ static int count_class(const struct lab_cand_report *r, const char *cls)
 	return n;
 }
 
+static const char *topo(const struct lab_cand_report *r, const struct lab_cand_row *w)
+{
+	return w->topology ? w->topology : r->topology;
+}
+
 static void text_regressions(const struct lab_cand_report *r, GString *s)
 {
 	int n = 0;
@@ -117,7 +122,7 @@ static void text_regressions(const struct lab_cand_report *r, GString *s)
 		g_string_append_printf(s, "  %s: %s\n", w->name, w->why ? w->why : "");
 		if (r->bisectable)
 			g_string_append_printf(s, "    lab bisect --good %s --bad %s -t %s %s\n",
-					       r->base, r->candidate, r->topology, w->test);
+					       r->base, r->candidate, topo(r, w), w->test);
 		else
 			g_string_append_printf(s, "    (to bisect: lab build %s --series PATH "
 					       "--base %s)\n", r->candidate, r->base);
@@ -191,7 +196,7 @@ static char *json_text(const struct lab_cand_report *r)
 			json_object_object_add(o, "why", json_object_new_string(w->why));
 		if (!strcmp(w->cls, "regressed") && r->bisectable) {
 			char *cmd = g_strdup_printf("lab bisect --good %s --bad %s -t %s %s", r->base,
-						    r->candidate, r->topology, w->test);
+						    r->candidate, topo(r, w), w->test);
 
 			json_object_object_add(o, "bisect", json_object_new_string(cmd));
 			g_free(cmd);

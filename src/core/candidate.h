@@ -18,6 +18,8 @@ struct lab_cand_row {
 	char *base_first, *cand_first; /* the first run's verdict words */
 	char *why;    /* the candidate's reason when it did not pass, else base's */
 	const char *cls;
+	int part;     /* which of the job's runs it belongs to */
+	const char *topology; /* where it ran (NULL: the report's) */
 };
 
 struct lab_cand_report {
