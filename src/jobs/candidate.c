@@ -191,8 +191,10 @@ static int run_part(const struct lab_candidate_opts *o, const struct part *p, in
 static bool is_series_on(const char *candidate, const char *base)
 {
 	struct lab_user_kernel *k = lab_user_kernel_load(candidate);
-	bool yes = k && k->prefix < 0 && !g_strcmp0(k->base, base);
+	char *zero = g_strdup_printf("%s@0", candidate);
+	bool yes = k && k->prefix < 0 && (!g_strcmp0(k->base, base) || !strcmp(zero, base));
 
+	g_free(zero);
 	lab_user_kernel_free(k);
 	return yes;
 }
