@@ -58,7 +58,7 @@ static int pad_iso(const char *path)
 	return truncate(path, (off_t)LAB_TESTS_DISK_MIB << 20) == 0 ? 0 : -1;
 }
 
-char *lab_tests_iso(void)
+static char *make_iso(void)
 {
 	char *src = lab_src_path("tests/guest");
 	char *bin = g_build_filename(src, "bin", NULL);
@@ -100,5 +100,15 @@ out:
 	g_free(key);
 	g_free(tmp);
 	g_free(kmod);
+	return iso;
+}
+
+char *lab_tests_iso(void)
+{
+	char *iso;
+
+	lab_phase_begin("tests disk");
+	iso = make_iso();
+	lab_phase_end();
 	return iso;
 }

@@ -7,7 +7,8 @@
 #define LAB_TESTS_DISK_MIB 64
 
 /* Build (cached by content hash) the read-only ISO 9660 tests disk from
- * tests/guest/bin and the suite map; returns its path or NULL. */
+ * tests/guest/bin and the suite map, timed as the phase "tests disk";
+ * returns its path or NULL. */
 char *lab_tests_iso(void);
 
 #endif

@@ -32,9 +32,7 @@ static int run_bisect(struct lab_inst *in, char **args)
 	}
 	if (lab_bisect_check(&bo) != 0)
 		return 2;
-	lab_phase_begin("tests disk");
 	iso = lab_tests_iso();
-	lab_phase_end();
 	if (!iso)
 		return 1;
 	bo.iso = iso;

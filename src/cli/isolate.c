@@ -29,9 +29,7 @@ static int run_isolate(struct lab_inst *in, char **args)
 			"(three digits: 001..011)", args[0], LAB_REVIEW_DEFAULT);
 		return 2;
 	}
-	lab_phase_begin("tests disk");
 	iso = lab_tests_iso();
-	lab_phase_end();
 	if (!iso)
 		return 1;
 	run = lab_isolate_seed(LAB_REVIEW_DEFAULT, topology, args[0], iso);

@@ -59,9 +59,7 @@ static int run_candidate(char **names)
 	}
 	if (lab_candidate_check(&co) != 0)
 		return 2;
-	lab_phase_begin("tests disk");
 	iso = lab_tests_iso();
-	lab_phase_end();
 	if (!iso)
 		return 1;
 	co.iso = iso;

@@ -770,9 +770,7 @@ int lab_up(const struct lab_up_opts *o)
 	if (check_kernels(t) != 0 || !(image = lab_image_path()))
 		goto out;
 	if (!o->tests_iso) {
-		lab_phase_begin("tests disk");
 		iso = lab_tests_iso();
-		lab_phase_end();
 		if (!iso)
 			goto out;
 	}

@@ -233,9 +233,7 @@ int lab_review(struct lab_review_opts *o)
 	lab_topology_free(t);
 	if (prepare() != 0)
 		goto out;
-	lab_phase_begin("tests disk");
 	iso = lab_tests_iso();
-	lab_phase_end();
 	if (!iso)
 		goto out;
 	o->iso = iso;
