@@ -45,10 +45,27 @@ char *lab_fragment_path(void)
 }
 
 
-static int lab_tree_lock(struct lab_tree *t)
+void lab_tree_init(struct lab_tree *t, const char *root, const char *applied,
+		   const char *what)
+{
+	memset(t, 0, sizeof(*t));
+	t->lock_fd = -1;
+	t->root = g_strdup(root);
+	t->src = g_build_filename(root, "src", NULL);
+	t->obj = g_build_filename(root, "obj", NULL);
+	t->applied = g_strdup(applied);
+	t->log = g_build_filename(root, "build.log", NULL);
+	t->what = g_strdup(what);
+}
+
+int lab_tree_lock(struct lab_tree *t)
 {
 	char *path = g_build_filename(t->root, ".lock", NULL);
 
+	if (lab_mkdir_p(t->root) != 0) {
+		g_free(path);
+		return -1;
+	}
 	t->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	g_free(path);
 	if (t->lock_fd < 0 || flock(t->lock_fd, LOCK_EX | LOCK_NB) != 0) {
@@ -56,6 +73,8 @@ static int lab_tree_lock(struct lab_tree *t)
 			t->root);
 		return -1;
 	}
+	if (truncate(t->log, 0) != 0 && errno != ENOENT)
+		return -1;
 	return 0;
 }
 
@@ -68,6 +87,8 @@ void lab_tree_free(struct lab_tree *t)
 	g_free(t->obj);
 	g_free(t->applied);
 	g_free(t->log);
+	g_free(t->what);
+	g_free(t->ident);
 	if (t->stack)
 		g_ptr_array_free(t->stack, TRUE);
 }
@@ -153,29 +174,27 @@ out:
 	return rc;
 }
 
+int lab_tree_ready(struct lab_tree *t)
+{
+	if (lab_mkdir_p(t->applied) != 0 || lab_mkdir_p(t->obj) != 0)
+		return -1;
+	stack_load(t);
+	return 0;
+}
+
 int lab_tree_open(struct lab_tree *t)
 {
 	char *ident = lab_tarball_identity();
+	char *root = lab_path("kernel");
+	char *applied = g_build_filename(root, "src", ".lab-applied", NULL);
 	int rc = -1;
 
-	memset(t, 0, sizeof(*t));
-	t->lock_fd = -1;
-	t->root = lab_path("kernel");
-	t->src = g_build_filename(t->root, "src", NULL);
-	t->obj = g_build_filename(t->root, "obj", NULL);
-	t->applied = g_build_filename(t->src, ".lab-applied", NULL);
-	t->log = g_build_filename(t->root, "build.log", NULL);
-	if (!ident || lab_mkdir_p(t->root) != 0 || lab_tree_lock(t) != 0)
-		goto out;
-	if (truncate(t->log, 0) != 0 && errno != ENOENT)
-		goto out;
-	if (lab_tree_extract(t, ident) != 0 || lab_mkdir_p(t->applied) != 0 ||
-	    lab_mkdir_p(t->obj) != 0)
-		goto out;
-	stack_load(t);
-	rc = 0;
-out:
+	lab_tree_init(t, root, applied, "linux-source-6.1");
+	if (ident && lab_tree_lock(t) == 0 && lab_tree_extract(t, ident) == 0)
+		rc = lab_tree_ready(t);
 	g_free(ident);
+	g_free(root);
+	g_free(applied);
 	return rc;
 }
 
@@ -252,8 +271,8 @@ static int lab_tree_push(struct lab_tree *t, const char *file)
 	if (lab_tree_patch(t, file, false, true, &out) != 0) {
 		g_free(out);
 		out = patch_why(t, file);
-		lab_err("patch %s does not apply to linux-source-6.1 with the patches before it "
-			"(nothing was built):\n%s", label, out ? out : "");
+		lab_err("patch %s does not apply to %s with the patches before it "
+			"(nothing was built):\n%s", label, t->what, out ? out : "");
 		goto out;
 	}
 	g_free(out);
@@ -356,11 +375,13 @@ out:
 
 /* ---- config ---- */
 
-static char *config_hash(const char *frag, char **extra)
+static char *config_hash(const char *frag, char **extra, const char *ident)
 {
 	lab_hash *h = lab_hash_new();
 
 	lab_hash_str(h, LAB_KERNEL_RECIPE);
+	if (ident) /* another commit may have other Kconfig files */
+		lab_hash_str(h, ident);
 	if (lab_hash_file(h, frag) != 0)
 		goto bad;
 	for (; extra && *extra; extra++) {
@@ -410,25 +431,33 @@ static int config_verify(const char *frag, const char *config)
 }
 
 /* Keep ccache's objects in the lab's cache directory, next to the trees it
- * serves, so a warm CI machine is warm for ccache too. */
+ * serves, so a warm CI machine is warm for ccache too. Paths under
+ * $LAB_HOME are hashed relative to the compiler's directory (ROOT/obj) and
+ * that directory is not hashed: every tree (ROOT/src) shares the objects
+ * (a -g object then names the first tree's directory, which `crash` does
+ * not need). */
 static void ccache_env(void)
 {
 	char *dir;
 
-	if (getenv("CCACHE_DIR"))
-		return;
-	dir = g_build_filename(lab_home(), "ccache", NULL);
-	setenv("CCACHE_DIR", dir, 1);
-	setenv("CCACHE_MAXSIZE", "4G", 0);
-	g_free(dir);
+	if (!getenv("CCACHE_DIR")) {
+		dir = g_build_filename(lab_home(), "ccache", NULL);
+		setenv("CCACHE_DIR", dir, 1);
+		setenv("CCACHE_MAXSIZE", "4G", 0);
+		g_free(dir);
+	}
+	setenv("CCACHE_BASEDIR", lab_home(), 0);
+	setenv("CCACHE_NOHASHDIR", "true", 0);
 }
 
 int lab_tree_run_make(struct lab_tree *t, const char *target, int timeout)
 {
 	char *obj = g_strdup_printf("O=%s", t->obj);
 	char *jobs = g_strdup_printf("-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	/* ccache hands the compiler ../src/F (relative, see ccache_env):
+	 * __FILE__ is still F, as the kernel's own map makes it */
 	char *argv[] = { "make", "-C", t->src, obj, jobs, "CC=ccache gcc",
-			 (char *)target, NULL };
+			 "KCFLAGS=-fmacro-prefix-map=../src/=", (char *)target, NULL };
 	int rc;
 
 	ccache_env();
@@ -479,7 +508,7 @@ static int merge_fragments(struct lab_tree *t, const char *frag, char **extra,
 int lab_tree_configure(struct lab_tree *t, char **extra)
 {
 	char *frag = lab_fragment_path();
-	char *hash = config_hash(frag, extra);
+	char *hash = config_hash(frag, extra, t->ident);
 	char *stamp = g_build_filename(t->obj, ".lab-config", NULL);
 	char *config = g_build_filename(t->obj, ".config", NULL);
 	char *have = NULL;

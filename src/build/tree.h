@@ -1,5 +1,7 @@
-/* tree.h - the one kernel tree every kernel is built in (under
- * $LAB_HOME/kernel, locked while in use). */
+/* tree.h - a kernel tree kernels are built in, locked while in use: the
+ * one under $LAB_HOME/kernel (linux-source-6.1, every series kernel), or
+ * the lab's copy of a tree of the user's (user_tree.h). Both are laid out
+ * ROOT/src and ROOT/obj, so ccache serves one tree's objects to the other. */
 #ifndef LAB_TREE_H
 #define LAB_TREE_H
 
@@ -17,6 +19,8 @@ struct lab_tree {
 	char *obj;     /* root/obj */
 	char *applied; /* src/.lab-applied: copies of pushed patches */
 	char *log;     /* root/build.log */
+	char *what;    /* "linux-source-6.1", or the user's tree and commit */
+	char *ident;   /* NULL, or what else .config depends on (a commit) */
 	GPtrArray *stack; /* labels of applied patches, in order */
 	int lock_fd;
 };
@@ -30,6 +34,14 @@ char *lab_fragment_path(void);
 
 /* Lock the tree, extract it once, read which patches are applied. */
 int lab_tree_open(struct lab_tree *t);
+/* T's paths for ROOT (ROOT/src, ROOT/obj, ROOT/build.log; APPLIED where
+ * pushed patches are kept), WHAT as messages name it. */
+void lab_tree_init(struct lab_tree *t, const char *root, const char *applied,
+		   const char *what);
+/* Lock T's root (another `lab build` there: -1, said so), empty its log. */
+int lab_tree_lock(struct lab_tree *t);
+/* The source in place: make obj and applied, read the patch stack. */
+int lab_tree_ready(struct lab_tree *t);
 void lab_tree_free(struct lab_tree *t);
 /* patch(1) FILE in T->src (REVERSE, DRY: --dry-run), never cut short:
  * half a patch is a damaged tree. Its exit status; *OUT its output. */
