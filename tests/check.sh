@@ -756,6 +756,46 @@ user_kernels_ci() {
 		"exit $out; $(cat "$dir/bisect.log" 2>/dev/null || tail -8 "$logs/bisect.log")"
 }
 
+# A kernel tree of a user's (tests/make-user-tree.sh: linux-source-6.1 + the
+# patched series as one commit, tests/series/regress as three on it): bad
+# input named with nothing made, the tree's HEAD built from the lab's own
+# copy (ccache shared with the lab's tree), the user's tree never written,
+# and `lab bisect` between two of its commits names the commit that re-adds
+# seed 010's bug.
+user_tree_ci() {
+	local tree=/var/tmp/lab-ci-user-tree out dir stamp="$logs/user-tree.stamp"
+	timeout 900 bash tests/make-user-tree.sh "$tree" >"$logs/user-tree.log" 2>&1
+	record "a kernel git tree of a user's: linux-source-6.1 + patched, three commits on it" $? \
+		"$(tail -5 "$logs/user-tree.log")" || return
+	touch "$stamp"
+	sleep 1
+	out=$( (./lab build ci-tree --tree tests; echo "exit $?"
+		./lab build ci-tree --tree "$tree" --rev nosuch; echo "exit $?"
+		./lab build ci-tree --tree "$tree" --series tests/series/regress; echo "exit $?") 2>&1)
+	[ "$(grep -c '^exit 2$' <<<"$out")" = 3 ] && grep -q "tests is not a kernel tree: it has no Makefile" <<<"$out" &&
+		grep -q "nosuch is no commit there" <<<"$out" && grep -q "give one" <<<"$out" &&
+		! [ -e "$LAB_HOME_DIR/named-kernels/ci-tree" ]
+	record "lab build --tree: not a kernel tree, no such commit, --series with --tree: exit 2, named, nothing defined" $? "$out"
+	timeout 3600 ./lab build ci-tree --tree "$tree" >"$logs/build-tree.log" 2>&1 &&
+		./lab kernels >"$logs/kernels-tree.log" 2>&1 &&
+		grep -q "^ci-tree  *$tree@[0-9a-f]\{12\} .*MiB" "$logs/kernels-tree.log"
+	record "lab build ci-tree --tree DIR (its HEAD, from the lab's copy), listed by lab kernels" $? \
+		"$(grep -E 'phase|cache|error' "$logs/build-tree.log" | tail -12; cat "$logs/kernels-tree.log")"
+	out=$(timeout 120 ./lab bisect --good ci-tree --bad ci-tree@~3 -t smoke t010-dvb-demux-feeds 2>&1)
+	[ $? = 2 ] && grep -q "is not an ancestor of" <<<"$out"
+	record "lab bisect with good and bad the wrong way round: exit 2, named" $? "$out"
+	timeout 2400 ./lab bisect --good ci-tree@~3 --bad ci-tree -t smoke t010-dvb-demux-feeds \
+		>"$logs/bisect-tree.log" 2>&1
+	out=$?
+	dir=$(sed -n 's/^bisect: \(.*\) (and bisect.json)/\1/p' "$logs/bisect-tree.log")
+	[ "$out" = 0 ] && grep -q "^# first bad commit: 2 of 3, [0-9a-f]\{12\} media: dvb-core: initialize the feeds list once, at open" "$dir/bisect.log"
+	record "lab bisect between two commits of the tree names the commit that re-adds seed 010's bug" $? \
+		"exit $out; $(cat "$dir/bisect.log" 2>/dev/null || tail -8 "$logs/bisect-tree.log")"
+	out=$(find "$tree" -newer "$stamp" | head -5)
+	[ -z "$out" ]
+	record "the user's tree was not written (nothing in it newer than before lab ran)" $? "$out"
+}
+
 integration() {
 	LAB_HOME_DIR=$(./lab help | sed -n 's/^LAB_HOME=\([^ ]*\).*/\1/p')
 	say "# integration tests (LAB_HOME=$LAB_HOME_DIR, instance $LAB_INSTANCE)"
@@ -772,6 +812,7 @@ integration() {
 	hosts_ci
 	smoke_ab
 	user_kernels_ci
+	user_tree_ci
 	stress_ci
 	second_instance
 	interop_ci

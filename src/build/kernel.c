@@ -7,9 +7,12 @@
 #include "build/series.h"
 #include "build/tree.h"
 #include "build/user_kernel.h"
+#include "build/user_tree.h"
 #include "util/util.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,6 +74,65 @@ char **lab_kernel_fragments(const char *name)
 	return (char **)g_ptr_array_free(out, FALSE);
 }
 
+/* The tree kernel at the bottom of NAME's base chain (NAME itself or a
+ * base), or NULL: the chain starts from linux-source-6.1. */
+static struct lab_user_kernel *chain_tree(const char *name)
+{
+	char *n = g_strdup(name);
+
+	for (int depth = 0; n && depth < BASE_DEPTH; depth++) {
+		struct lab_user_kernel *k = lab_user_kernel_load(n);
+
+		g_free(n);
+		n = NULL;
+		if (!k || k->tree)
+			return k;
+		n = g_strdup(k->base);
+		lab_user_kernel_free(k);
+	}
+	g_free(n);
+	return NULL;
+}
+
+/* What NAME's source is, for its key: the tarball's identity, or the
+ * content of the user's commit (one content, one key). */
+static char *source_identity(const char *name)
+{
+	struct lab_user_kernel *k = chain_tree(name);
+	char *id, *content;
+
+	if (!k)
+		return lab_tarball_identity();
+	content = lab_user_tree_content(k->tree_id, k->commit);
+	id = content ? g_strdup_printf("tree %s", content) : NULL;
+	if (!content)
+		lab_err("kernel %s: commit %.12s is not in the lab's copy of %s (define it "
+			"again: `lab build %s --tree %s`)", name, k->commit, k->tree, k->def,
+			k->tree);
+	g_free(content);
+	lab_user_kernel_free(k);
+	return id;
+}
+
+/* Open the tree NAME builds in: the one linux-source-6.1 tree, or the
+ * lab's copy of the user's tree at NAME's commit. */
+static int open_for(struct lab_tree *t, const char *name)
+{
+	struct lab_user_kernel *k = name ? chain_tree(name) : NULL;
+	int rc;
+
+	if (!k)
+		return lab_tree_open(t);
+	{
+		char *what = g_strdup_printf("%s at %.12s", k->tree, k->commit);
+
+		rc = lab_user_tree_open(t, k->tree_id, k->commit, what);
+		g_free(what);
+	}
+	lab_user_kernel_free(k);
+	return rc;
+}
+
 bool lab_kernel_known(const char *name)
 {
 	return name && (lab_kernel_name_valid(name) || lab_user_kernel_exists(name));
@@ -81,7 +143,7 @@ char *lab_kernel_key(const char *review, const char *name)
 	char **patches = lab_kernel_patches(review, name);
 	char **extra = lab_kernel_fragments(name);
 	char *frag = lab_fragment_path();
-	char *ident = lab_tarball_identity();
+	char *ident = source_identity(name);
 	lab_hash *h;
 	char *key = NULL;
 	int i;
@@ -234,7 +296,7 @@ static int build_series_kernel(const char *review, const char *name)
 	}
 	lab_info("%s kernel: building (key %s, %u patches)", name, key,
 		 g_strv_length(patches));
-	if (lab_tree_open(&t) != 0)
+	if (open_for(&t, name) != 0)
 		goto out;
 	phase = g_strdup_printf("series %s", name);
 	lab_phase_begin(phase);
@@ -279,9 +341,11 @@ int lab_kernel_build(const char *review, const char *name)
 
 int lab_kernel_build_named(const char *review, const char *variant)
 {
+	struct lab_user_kernel *tree = chain_tree(variant);
 	int rc;
 
-	if (!lab_tarball_present())
+	lab_user_kernel_free(tree);
+	if (!tree && !lab_tarball_present())
 		return 1;
 	if (strcmp(variant, "all") == 0) {
 		/* baseline first: patched is then a push of fixes/ only */
@@ -342,7 +406,7 @@ static int applies(const char *review, const char *base, char **series)
 	all = g_strv_builder_end(b);
 	g_strv_builder_unref(b);
 	lab_phase_begin("apply the series");
-	if (lab_tree_open(&t) == 0)
+	if (open_for(&t, base) == 0)
 		rc = lab_tree_goto(&t, all);
 	lab_phase_end();
 	lab_tree_free(&t);
@@ -351,10 +415,40 @@ static int applies(const char *review, const char *base, char **series)
 	return rc;
 }
 
+/* `--tree DIR [--rev REV]`: the commit imported into the lab's copy, then
+ * the definition written. */
+static int define_tree(const struct lab_user_kernel_src *src)
+{
+	struct lab_user_kernel_src t = *src;
+	char *id = NULL, *commit = NULL;
+	int rc = lab_user_tree_import(src->tree, src->rev, &id, &commit);
+
+	if (rc == 0) {
+		char buf[PATH_MAX];
+
+		t.tree = realpath(src->tree, buf) ? buf : src->tree;
+		t.tree_id = id;
+		t.commit = commit;
+		rc = lab_user_kernel_define(&t);
+	}
+	g_free(id);
+	g_free(commit);
+	return rc;
+}
+
 int lab_kernel_define(const char *review, const struct lab_user_kernel_src *src)
 {
 	char *why = NULL, **series;
 	int rc;
+
+	if (src->tree) {
+		if (lab_user_kernel_name_check(src->name, &why) != 0) {
+			lab_err("build: %s", why);
+			g_free(why);
+			return 2;
+		}
+		return define_tree(src);
+	}
 
 	if (lab_user_kernel_name_check(src->name, &why) != 0) {
 		lab_err("build: %s", why);
@@ -390,7 +484,10 @@ int lab_kernel_describe(const char *review, const char *name, struct lab_kernel_
 	}
 	ki->patches = g_strv_length(patches);
 	ki->own = k ? g_strv_length(k->patches) : ki->patches;
-	ki->base = g_strdup(k ? (k->base ? k->base : "linux-source-6.1") : "linux-source-6.1");
+	if (k && k->tree)
+		ki->base = g_strdup_printf("%s@%.12s", k->tree, k->commit);
+	else
+		ki->base = g_strdup(k && k->base ? k->base : "linux-source-6.1");
 	ki->key = lab_kernel_key(review, name);
 	rel = g_build_filename("kernels", ki->key ? ki->key : "-", NULL);
 	ki->dir = lab_path(rel);

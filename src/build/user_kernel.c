@@ -2,6 +2,7 @@
  * user_kernel.h): read, checked, written under $LAB_HOME/named-kernels. */
 #include "build/user_kernel.h"
 #include "build/series.h"
+#include "build/user_tree.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -71,6 +72,9 @@ void lab_user_kernel_free(struct lab_user_kernel *k)
 	g_free(k->config);
 	g_free(k->source);
 	g_free(k->defined);
+	g_free(k->tree);
+	g_free(k->tree_id);
+	g_free(k->commit);
 	g_free(k);
 }
 
@@ -97,6 +101,19 @@ static int load_ini(struct lab_user_kernel *k, const char *dir)
 	cfg = g_key_file_get_string(kf, "kernel", "config", NULL);
 	if (cfg && *cfg)
 		k->config = g_build_filename(dir, cfg, NULL);
+	k->tree = g_key_file_get_string(kf, "kernel", "tree", NULL);
+	if (k->tree && *k->tree) {
+		k->tree_id = g_key_file_get_string(kf, "kernel", "tree_id", NULL);
+		k->commit = g_key_file_get_string(kf, "kernel", "commit", NULL);
+		k->patches = g_new0(char *, 1); /* a commit, no series */
+		rc = k->tree_id && k->commit ? 0 : -1;
+		if (rc != 0)
+			lab_err("%s: a tree kernel without tree_id or commit (remove %s and "
+				"define the kernel again)", ini, dir);
+		goto out;
+	}
+	g_free(k->tree);
+	k->tree = NULL;
 	k->patches = lab_series_read(series);
 	if (k->patches)
 		rc = 0;
@@ -119,8 +136,28 @@ struct lab_user_kernel *lab_user_kernel_load(const char *name)
 	k->prefix = n;
 	dir = def_dir(k->def);
 	ini = g_build_filename(dir, "kernel.ini", NULL);
-	if (n == -2 || lab_kernel_name_reserved(k->def) || strchr(k->def, '/') ||
+	if (lab_kernel_name_reserved(k->def) || strchr(k->def, '/') ||
 	    !*k->def || !lab_exists(ini) || load_ini(k, dir) != 0)
+		goto bad;
+	if (k->tree) { /* NAME@REV: the tree at another commit */
+		const char *at = strrchr(name, '@');
+		/* NAME@~N, NAME@^: relative to NAME's own commit */
+		char *rev = at ? (strchr("~^", at[1]) && at[1] ? g_strconcat(k->commit, at + 1, NULL)
+				  : g_strdup(at + 1)) : NULL;
+		char *c = rev ? lab_user_tree_resolve(k->tree_id, rev) : NULL;
+
+		g_free(rev);
+
+		if (at && !c)
+			goto bad;
+		if (c) {
+			g_free(k->commit);
+			k->commit = c;
+		}
+		k->prefix = -1;
+		goto done;
+	}
+	if (n == -2)
 		goto bad;
 	k->total = g_strv_length(k->patches);
 	if (n > (int)k->total)
@@ -133,6 +170,7 @@ struct lab_user_kernel *lab_user_kernel_load(const char *name)
 		}
 		k->patches[n] = NULL;
 	}
+done:
 	g_free(dir);
 	g_free(ini);
 	return k;
@@ -287,7 +325,7 @@ static int write_def(const struct lab_user_kernel_src *src, char **patches, cons
 	GString *series = g_string_new("# copied by lab build from the series the user gave\n");
 	GKeyFile *kf = g_key_file_new();
 	char *p = g_build_filename(tmp, "patches", NULL), *when = now_utc();
-	char *abs = g_canonicalize_filename(src->series, NULL);
+	char *abs = src->series ? g_canonicalize_filename(src->series, NULL) : g_strdup("");
 	int rc = lab_mkdir_p(p);
 
 	g_free(p);
@@ -309,6 +347,11 @@ static int write_def(const struct lab_user_kernel_src *src, char **patches, cons
 	g_key_file_set_string(kf, "kernel", "base", src->base ? src->base : "");
 	g_key_file_set_string(kf, "kernel", "series", abs);
 	g_key_file_set_string(kf, "kernel", "defined", when);
+	if (src->tree) {
+		g_key_file_set_string(kf, "kernel", "tree", src->tree);
+		g_key_file_set_string(kf, "kernel", "tree_id", src->tree_id);
+		g_key_file_set_string(kf, "kernel", "commit", src->commit);
+	}
 	if (src->config) {
 		g_key_file_set_string(kf, "kernel", "config", "config.fragment");
 		p = g_build_filename(tmp, "config.fragment", NULL);
@@ -344,7 +387,9 @@ int lab_user_kernel_define(const struct lab_user_kernel_src *src)
 		lab_err("build: %s", why);
 		goto out;
 	}
-	if (!(patches = lab_user_series_read(src->series, &why))) {
+	if (src->tree)
+		patches = g_new0(char *, 1);
+	else if (!(patches = lab_user_series_read(src->series, &why))) {
 		lab_err("build %s: --series %s", src->name, why);
 		goto out;
 	}
@@ -367,9 +412,14 @@ int lab_user_kernel_define(const struct lab_user_kernel_src *src)
 		lab_rm_rf(tmp);
 		goto out;
 	}
-	lab_info("kernel %s: %u patches from %s%s%s%s", src->name, g_strv_length(patches),
-		 src->series, src->base ? " on " : " on linux-source-6.1",
-		 src->base ? src->base : "", src->config ? " (+ config fragment)" : "");
+	if (src->tree)
+		lab_info("kernel %s: %s at %.12s%s", src->name, src->tree, src->commit,
+			 src->config ? " (+ config fragment)" : "");
+	else
+		lab_info("kernel %s: %u patches from %s%s%s%s", src->name,
+			 g_strv_length(patches), src->series, src->base ? " on " :
+			 " on linux-source-6.1", src->base ? src->base : "",
+			 src->config ? " (+ config fragment)" : "");
 	rc = 0;
 out:
 	g_free(why);

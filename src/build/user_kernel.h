@@ -5,7 +5,10 @@
  * one: the patches and the fragment are copied under
  * $LAB_HOME/named-kernels/NAME (the user's files may change later; the
  * name keeps what was built). NAME@N is NAME's base with the first N
- * patches of its series (a step of `lab bisect`). */
+ * patches of its series (a step of `lab bisect`). `lab build NAME --tree
+ * DIR [--rev REV]` defines a kernel from a tree of the user's instead
+ * (user_tree.h): NAME@REV is then that tree at another commit (a commit
+ * id or prefix, or NAME@~N: N first-parent commits before NAME's). */
 #ifndef LAB_USER_KERNEL_H
 #define LAB_USER_KERNEL_H
 
@@ -24,6 +27,9 @@ struct lab_user_kernel {
 	char *config;   /* the fragment's copy, or NULL */
 	char *source;   /* the series the user gave */
 	char *defined;  /* when (UTC, ISO 8601) */
+	char *tree;     /* a tree kernel: the user's tree (real path), else NULL */
+	char *tree_id;  /* its copy (user_tree.h) */
+	char *commit;   /* the commit built: the definition's, or REV's of NAME@REV */
 };
 
 /* What `lab build NAME --series ...` was given. */
@@ -32,6 +38,10 @@ struct lab_user_kernel_src {
 	const char *series; /* a quilt series file or a directory of patches */
 	const char *base;   /* NULL: linux-source-6.1 */
 	const char *config; /* NULL: the lab's fragment alone */
+	const char *tree;   /* instead of a series: a tree of the user's, */
+	const char *rev;     /* its commit (NULL: HEAD), */
+	const char *tree_id; /* imported (user_tree.h) as this copy */
+	const char *commit;  /* at this commit */
 };
 
 /* NAME may name a kernel of the user's: 0, or -1 and *why (a built-in
@@ -40,7 +50,8 @@ int lab_user_kernel_name_check(const char *name, char **why);
 /* A built-in kernel's name or form (baseline, patched, debian, all,
  * isolate-*). */
 bool lab_kernel_name_reserved(const char *name);
-/* NAME or NAME@N is defined (N within its series). */
+/* NAME or NAME@N (N within its series; NAME@REV, a commit the copy of a
+ * tree kernel's tree has) is defined. */
 bool lab_user_kernel_exists(const char *name);
 /* The definition of NAME or NAME@N; NULL when there is none (quiet) or it
  * is damaged (a message). */

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-static const char *review, *series, *base, *config;
+static const char *review, *series, *base, *config, *tree, *rev;
 
 static const struct lab_opt review_opts[] = {
 	{ "--review", NULL, LAB_OPT_STR, "NAME", "the review under patches/ (default "
@@ -24,28 +24,52 @@ static const struct lab_opt build_opts[] = {
 	  "directory of `git format-patch` files", &series, 0, 0, NULL, NULL },
 	{ "--base", NULL, LAB_OPT_STR, "KERNEL", "with --series: the kernel the series goes "
 	  "on (default: linux-source-6.1 as Debian ships it)", &base, 0, 0, NULL, NULL },
-	{ "--config", NULL, LAB_OPT_STR, "FRAGMENT", "with --series: config options merged "
-	  "over the lab's fragment (guests/kernel.config)", &config, 0, 0, NULL, NULL },
+	{ "--config", NULL, LAB_OPT_STR, "FRAGMENT", "with --series or --tree: config options "
+	  "merged over the lab's fragment (guests/kernel.config)", &config, 0, 0, NULL, NULL },
+	{ "--tree", NULL, LAB_OPT_STR, "DIR", "define KERNEL: a kernel tree of yours (a git "
+	  "tree's commit, or the directory's files); lab never writes into it", &tree, 0, 0,
+	  NULL, NULL },
+	{ "--rev", NULL, LAB_OPT_STR, "REV", "with --tree (a git tree): the commit to build "
+	  "(default HEAD)", &rev, 0, 0, NULL, NULL },
 	{ 0 },
 };
 
+/* Which options go together; 0, or 2 said. */
+static int build_opts_check(void)
+{
+	const char *why = NULL;
+
+	if (series && tree)
+		why = "--series and --tree each define a kernel: give one";
+	else if (tree && base)
+		why = "--base goes with --series: a tree is its own base";
+	else if (rev && !tree)
+		why = "--rev goes with --tree";
+	else if ((base || config) && !series && !tree)
+		why = "--base and --config define a kernel: they go with --series (or --config "
+		      "with --tree)";
+	if (!why)
+		return 0;
+	lab_err("build: %s", why);
+	return 2;
+}
+
 static int run_build(struct lab_inst *in, char **args)
 {
-	struct lab_user_kernel_src src = { args[0], series, base, config };
+	struct lab_user_kernel_src src = { args[0], series, base, config, tree, rev,
+					   NULL, NULL };
 	int rc;
 
 	(void)in;
-	if ((base || config) && !series) {
-		lab_err("build: --base and --config define a kernel: they go with --series");
-		return 2;
-	}
-	if (!series && strcmp(args[0], "all") != 0 && !lab_kernel_known(args[0])) {
+	if ((rc = build_opts_check()) != 0)
+		return rc;
+	if (!series && !tree && strcmp(args[0], "all") != 0 && !lab_kernel_known(args[0])) {
 		lab_err("build: unknown kernel '%s' (baseline, patched, all, isolate-NNN, or a "
-			"kernel of yours: define it with --series PATH; `lab kernels` lists them)",
-			args[0]);
+			"kernel of yours: define it with --series PATH or --tree DIR; `lab "
+			"kernels` lists them)", args[0]);
 		return 2;
 	}
-	if (series && (rc = lab_kernel_define(review, &src)) != 0)
+	if ((series || tree) && (rc = lab_kernel_define(review, &src)) != 0)
 		return rc;
 	rc = lab_kernel_build_named(review, args[0]);
 	lab_phase_summary();
@@ -61,12 +85,16 @@ static const struct lab_cmd_spec build_spec = {
 	"  kernels share); or a name of yours: `--series PATH` defines it (the\n"
 	"  patches are copied; a patch that does not apply is named before\n"
 	"  anything is built), `lab build NAME` builds it again, NAME@N is its\n"
-	"  base with the first N patches of its series.\n",
+	"  base with the first N patches of its series. `--tree DIR [--rev REV]`\n"
+	"  defines NAME from a kernel tree of yours: a git tree's commit (HEAD by\n"
+	"  default; uncommitted changes are not in it), or a directory's files;\n"
+	"  lab builds its own copy ($LAB_HOME/trees) and never writes into DIR;\n"
+	"  NAME@REV is that tree at another commit.\n",
 	build_opts, 1, 1, false,
 };
 
 const struct lab_cmd lab_cmd_build = {
-	&build_spec, "build a kernel: baseline, patched, or one of yours (--series)",
+	&build_spec, "build a kernel: baseline, patched, or one of yours (--series, --tree)",
 	LAB_NEEDS_NOTHING, run_build,
 };
 
@@ -114,7 +142,8 @@ static int run_kernels(struct lab_inst *in, char **args)
 	for (int i = 0; mine[i]; i++)
 		kernel_row(mine[i]);
 	printf("(and debian: Debian's own kernel, kept from the image; isolate-NNN: one "
-	       "seed's bug alone; NAME@N: NAME's base and its first N patches)\n");
+	       "seed's bug alone; NAME@N: NAME's base and its first N patches; NAME@REV: a "
+	       "tree kernel's tree at commit REV)\n");
 	g_strfreev(mine);
 	return 0;
 }
@@ -122,7 +151,8 @@ static int run_kernels(struct lab_inst *in, char **args)
 static const struct lab_cmd_spec kernels_spec = {
 	"kernels", "",
 	"  The kernels lab can build and boot: the review's (baseline, patched)\n"
-	"  and yours (`lab build NAME --series PATH`), with their base, patches\n"
+	"  and yours (`lab build NAME --series PATH`, `--tree DIR`), with their\n"
+	"  base (a tree kernel's: its tree and commit), patches\n"
 	"  (yours, + the base's), cache key, when built and size.\n",
 	review_opts, 0, 0, false,
 };

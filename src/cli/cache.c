@@ -6,6 +6,7 @@
  * ever removed. */
 #include "cli/cli.h"
 #include "build/kernel.h"
+#include "build/user_tree.h"
 #include "core/hosts.h"
 #include "guests/instance.h"
 #include "store/saved.h"
@@ -205,6 +206,24 @@ static void label_kernels(GArray *all)
 	g_strfreev(mine);
 }
 
+/* The lab's copies of the user's trees: which tree, and kept while a
+ * build uses one. */
+static void label_trees(GArray *all)
+{
+	for (guint j = 0; j < all->len; j++) {
+		struct item *it = &g_array_index(all, struct item, j);
+		char *o;
+
+		if (strcmp(it->kind, "tree"))
+			continue;
+		o = lab_user_tree_origin(it->name);
+		it->label = g_strdup_printf("the lab's copy of %s", o ? o : "a tree");
+		if (lab_user_tree_busy(it->name))
+			it->note = g_strdup("a build uses it now");
+		g_free(o);
+	}
+}
+
 static GArray *scan(struct lab_store *st)
 {
 	GArray *all = g_array_new(FALSE, FALSE, sizeof(struct item));
@@ -212,6 +231,8 @@ static GArray *scan(struct lab_store *st)
 	g_array_set_clear_func(all, item_clear);
 	scan_kind(all, "kernel", "kernels");
 	label_kernels(all);
+	scan_kind(all, "tree", "trees");
+	label_trees(all);
 	scan_kind(all, "image", "images");
 	scan_kind(all, "tests", "tests");
 	scan_kind(all, "seed", "seeds");

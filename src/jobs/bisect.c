@@ -1,6 +1,8 @@
 /* bisect.c - `lab bisect --good A --bad B TEST`: B is a kernel of the
  * user's whose base is A; step i is A with the first i patches of B's
- * series (B@i, built incrementally in the one tree). The bad end runs TEST
+ * series (B@i, built incrementally in the one tree). Or A and B are
+ * commits of one tree of the user's (user_tree.h): step i is the i-th
+ * first-parent commit after A (B@COMMIT). The bad end runs TEST
  * three times: its failure rate sets the tries per step (core/regress.h),
  * the good end must pass them all. Then a binary search: a step fails on
  * its first failing try, passes when every try passed, and is skipped
@@ -9,6 +11,7 @@
 #include "jobs/bisect.h"
 #include "build/kernel.h"
 #include "build/user_kernel.h"
+#include "build/user_tree.h"
 #include "core/regress.h"
 #include "core/results.h"
 #include "guests/restart.h"
@@ -34,8 +37,10 @@ struct step {
 struct bisect {
 	const struct lab_bisect_opts *o;
 	struct lab_user_kernel *bad;
+	char **commits; /* a tree's bisection: the commits after good, else NULL */
+	const char *unit; /* "patch" or "commit" */
 	char **guests;
-	int n;          /* patches in the series */
+	int n;          /* patches in the series, or commits */
 	struct step *steps;
 	GString *log;
 	int tries;
@@ -54,21 +59,56 @@ static bool is_start(const char *bad, const char *good)
 	return yes;
 }
 
+/* The commits after GOOD up to BAD, both kernels of one tree; NULL and
+ * *why when they are not. */
+static char **tree_steps(const struct lab_user_kernel *bad, const char *good, char **why)
+{
+	struct lab_user_kernel *g = lab_user_kernel_load(good);
+	char **steps = NULL;
+
+	if (!g || !g->tree || g_strcmp0(g->tree_id, bad->tree_id))
+		*why = g_strdup_printf("--good %s is not a commit of %s's tree %s (NAME@REV "
+				       "names one: %s@v6.1, %s@abc123...)", good, bad->def,
+				       bad->tree, bad->def, bad->def);
+	else
+		steps = lab_user_tree_steps(bad->tree_id, g->commit, bad->commit, why);
+	lab_user_kernel_free(g);
+	return steps;
+}
+
+bool lab_bisectable(const char *good, const char *bad, char **why)
+{
+	struct lab_user_kernel *k = lab_user_kernel_load(bad);
+	char *w = NULL, **steps = NULL;
+
+	if (!k || k->prefix >= 0)
+		w = g_strdup_printf("--bad %s is not a kernel of yours (`lab build NAME --series "
+				    "PATH --base %s` or `lab build NAME --tree DIR` defines one; "
+				    "`lab kernels` lists them)", bad, good);
+	else if (!lab_kernel_known(good))
+		w = g_strdup_printf("--good %s is no kernel lab knows", good);
+	else if (k->tree)
+		steps = tree_steps(k, good, &w);
+	else if (g_strcmp0(k->base, good) != 0 && !is_start(bad, good))
+		w = g_strdup_printf("%s is built on %s, not on --good %s: the bisection walks "
+				    "%s's own series from its base (%s@0 names the base too)", bad,
+				    k->base ? k->base : "linux-source-6.1", good, bad, bad);
+	g_strfreev(steps);
+	lab_user_kernel_free(k);
+	if (why)
+		*why = w;
+	else
+		g_free(w);
+	return !w;
+}
+
 int lab_bisect_check(const struct lab_bisect_opts *o)
 {
-	struct lab_user_kernel *k = lab_user_kernel_load(o->bad);
 	char *err = NULL, *names[] = { (char *)o->test, NULL }, **g;
 	int rc = 2;
 
-	if (!k || k->prefix >= 0)
-		lab_err("bisect: --bad %s is not a kernel of yours (`lab build NAME --series "
-			"PATH --base %s` defines one; `lab kernels` lists them)", o->bad, o->good);
-	else if (!lab_kernel_known(o->good))
-		lab_err("bisect: --good %s is no kernel lab knows", o->good);
-	else if (g_strcmp0(k->base, o->good) != 0 && !is_start(o->bad, o->good))
-		lab_err("bisect: %s is built on %s, not on --good %s: the bisection walks %s's "
-			"own series from its base (%s@0 names the base too)", o->bad,
-			k->base ? k->base : "linux-source-6.1", o->good, o->bad, o->bad);
+	if (!lab_bisectable(o->good, o->bad, &err))
+		lab_err("bisect: %s", err);
 	else if (!(g = lab_test_guests(o->topology, names, &err)))
 		lab_err("bisect: %s", err);
 	else {
@@ -76,7 +116,6 @@ int lab_bisect_check(const struct lab_bisect_opts *o)
 		rc = 0;
 	}
 	g_free(err);
-	lab_user_kernel_free(k);
 	return rc;
 }
 
@@ -86,13 +125,19 @@ static char *step_kernel(const struct bisect *b, int i)
 		return g_strdup(b->o->good);
 	if (i == b->n)
 		return g_strdup(b->o->bad);
+	if (b->commits)
+		return g_strdup_printf("%s@%.12s", b->bad->def, b->commits[i - 1]);
 	return g_strdup_printf("%s@%d", b->o->bad, i);
 }
 
-/* The patch step I adds (1-based), as the user named it. */
+/* The patch (or commit) step I adds (1-based), as the user named it. */
 static char *patch_name(const struct bisect *b, int i)
 {
-	return i > 0 ? g_path_get_basename(b->bad->patches[i - 1]) : g_strdup("(none)");
+	if (i <= 0)
+		return g_strdup("(none)");
+	if (b->commits)
+		return lab_user_tree_title(b->bad->tree_id, b->commits[i - 1]);
+	return g_path_get_basename(b->bad->patches[i - 1]);
 }
 
 /* TEST's verdicts in a run (all its instances): into O; the reason of the
@@ -276,7 +321,7 @@ static void write_out(struct bisect *b, const char *verdict, int first_bad, doub
 	json_object_object_add(j, "bad", json_object_new_string(b->o->bad));
 	json_object_object_add(j, "test", json_object_new_string(b->o->test));
 	json_object_object_add(j, "topology", json_object_new_string(b->o->topology));
-	json_object_object_add(j, "patches", json_object_new_int(b->n));
+	json_object_object_add(j, b->commits ? "commits" : "patches", json_object_new_int(b->n));
 	json_object_object_add(j, "tries_per_step", json_object_new_int(b->tries));
 	json_object_object_add(j, "bad_fail_rate", json_object_new_double(b->p));
 	json_object_object_add(j, "result", json_object_new_string(verdict));
@@ -350,14 +395,14 @@ static int search(struct bisect *b)
 		rc = 130;
 	} else if (hi == lo + 1) {
 		p = patch_name(b, hi);
-		g_string_append_printf(b->log, "# first bad patch: %d of %d, %s (kernel %s)\n",
-				       hi, b->n, p, b->steps[hi].kernel);
+		g_string_append_printf(b->log, "# first bad %s: %d of %d, %s (kernel %s)\n",
+				       b->unit, hi, b->n, p, b->steps[hi].kernel);
 		g_free(p);
 		b->first = hi;
 		rc = 0;
 	} else {
-		g_string_append_printf(b->log, "# the first bad patch is one of %d..%d: the "
-				       "steps between were skipped\n", lo + 1, hi);
+		g_string_append_printf(b->log, "# the first bad %s is one of %d..%d: the "
+				       "steps between were skipped\n", b->unit, lo + 1, hi);
 	}
 	g_free(state);
 	return rc;
@@ -378,13 +423,27 @@ int lab_bisect(const struct lab_bisect_opts *o)
 		lab_user_kernel_free(b.bad);
 		return 2;
 	}
+	b.unit = "patch";
 	b.n = (int)b.bad->total;
+	if (b.bad->tree) {
+		b.unit = "commit";
+		b.commits = tree_steps(b.bad, o->good, &err);
+		if (!b.commits) {
+			lab_err("bisect: %s", err);
+			g_free(err);
+			g_strfreev(b.guests);
+			lab_user_kernel_free(b.bad);
+			return 2;
+		}
+		b.n = (int)g_strv_length(b.commits);
+	}
 	b.steps = g_new0(struct step, b.n + 1);
 	for (int i = 0; i <= b.n; i++)
 		b.steps[i].kernel = step_kernel(&b, i);
 	b.log = g_string_new(NULL);
-	g_string_append_printf(b.log, "# lab bisect: good %s, bad %s (%d patches on it), test "
+	g_string_append_printf(b.log, "# lab bisect: good %s, bad %s (%d %s%s on it), test "
 			       "%s, topology %s\ngit bisect start\n", o->good, o->bad, b.n,
+			       b.commits ? "first-parent commit" : "patch", b.n == 1 ? "" : "s",
 			       o->test, o->topology);
 	rc = ends(&b);
 	if (rc == 0)
@@ -401,6 +460,7 @@ int lab_bisect(const struct lab_bisect_opts *o)
 	g_free(b.steps);
 	g_string_free(b.log, TRUE);
 	g_strfreev(b.guests);
+	g_strfreev(b.commits);
 	lab_user_kernel_free(b.bad);
 	return rc;
 }

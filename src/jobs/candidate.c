@@ -5,6 +5,7 @@
  * kernel does not decide the next run); then regressed / fixed / flaky /
  * changed / unchanged per test (core/regress.h, core/candidate.h). */
 #include "jobs/candidate.h"
+#include "jobs/bisect.h"
 #include "build/kernel.h"
 #include "build/user_kernel.h"
 #include "core/candidate.h"
@@ -187,18 +188,6 @@ static int run_part(const struct lab_candidate_opts *o, const struct part *p, in
 	return 0;
 }
 
-/* The candidate is the base plus a series of the user's: bisectable. */
-static bool is_series_on(const char *candidate, const char *base)
-{
-	struct lab_user_kernel *k = lab_user_kernel_load(candidate);
-	char *zero = g_strdup_printf("%s@0", candidate);
-	bool yes = k && k->prefix < 0 && (!g_strcmp0(k->base, base) || !strcmp(zero, base));
-
-	g_free(zero);
-	lab_user_kernel_free(k);
-	return yes;
-}
-
 int lab_candidate_review(const struct lab_candidate_opts *o)
 {
 	struct lab_cand_report *r = lab_cand_report_new();
@@ -212,7 +201,7 @@ int lab_candidate_review(const struct lab_candidate_opts *o)
 	r->topology = o->topology;
 	r->reruns = o->reruns;
 	r->suites = o->names ? g_strjoinv(",", o->names) : NULL;
-	r->bisectable = is_series_on(o->candidate, o->base);
+	r->bisectable = lab_bisectable(o->base, o->candidate, NULL);
 	n = parts_of(o, parts);
 	if (n > 1)
 		r->suites = g_strdup_printf("the %s topology's suite, and %s", o->topology,

@@ -66,6 +66,8 @@ static void expect(int want_rc, const char *needle, int argc, ...)
 	case 4: rc = run(&out, 4, argv[0], argv[1], argv[2], argv[3]); break;
 	case 5: rc = run(&out, 5, argv[0], argv[1], argv[2], argv[3], argv[4]); break;
 	case 6: rc = run(&out, 6, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5]); break;
+	case 7: rc = run(&out, 7, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5], argv[6]);
+		break;
 	default: fail_msg("arity"); return;
 	}
 	if (rc != want_rc)
@@ -114,6 +116,14 @@ static void test_build_args(void **s)
 	expect(2, "build: bad argument '--fast'", 3, "lab", "build", "--fast");
 	expect(2, "unknown kernel 'isolate-999'", 3, "lab", "build", "isolate-999");
 	expect(0, "--series PATH", 3, "lab", "build", "--help");
+	expect(0, "--tree DIR", 3, "lab", "build", "--help");
+	expect(2, "--series and --tree each define a kernel", 7, "lab", "build", "mine",
+	       "--series", "q", "--tree", "t");
+	expect(2, "a tree is its own base", 7, "lab", "build", "mine", "--tree", "t", "--base",
+	       "patched");
+	expect(2, "--rev goes with --tree", 5, "lab", "build", "mine", "--rev", "v6.1");
+	expect(2, "--tree /nonexistent-lab-tree: no such directory", 5, "lab", "build", "mine",
+	       "--tree", "/nonexistent-lab-tree");
 }
 
 static void test_up_args(void **s)

@@ -116,7 +116,7 @@ static void test_series(void **s)
 static void test_define_load(void **s)
 {
 	char *fp = g_build_filename(tmp, "fp", NULL);
-	struct lab_user_kernel_src src = { "mine", fp, "patched", NULL };
+	struct lab_user_kernel_src src = { .name = "mine", .series = fp, .base = "patched" };
 	struct lab_user_kernel *k, *k1;
 	char **names;
 
