@@ -108,42 +108,53 @@ static char *when(gint64 t)
 	return s;
 }
 
-static void kernel_row(const char *name)
+static void kernel_row(const char *name, const struct lab_kernel_info *ki, int base_w)
 {
-	struct lab_kernel_info ki;
-	char *w, *sz, *count;
+	char *w = when(ki->built), *sz, *count;
 
-	if (lab_kernel_describe(review, name, &ki) != 0)
-		return;
-	w = when(ki.built);
-	sz = ki.built ? g_format_size_full((guint64)ki.bytes, G_FORMAT_SIZE_IEC_UNITS) :
+	sz = ki->built ? g_format_size_full((guint64)ki->bytes, G_FORMAT_SIZE_IEC_UNITS) :
 		g_strdup("-");
-	count = ki.own == ki.patches ? g_strdup_printf("%u", ki.patches) :
-		g_strdup_printf("%u (+%u)", ki.own, ki.patches - ki.own);
-	printf("%-20s %-18s %-9s %-17s %-17s %s\n", name, ki.base, count,
-	       ki.key ? ki.key : "-", w, sz);
+	count = ki->own == ki->patches ? g_strdup_printf("%u", ki->patches) :
+		g_strdup_printf("%u (+%u)", ki->own, ki->patches - ki->own);
+	printf("%-20s %-*s %-9s %-17s %-17s %s\n", name, base_w, ki->base, count,
+	       ki->key ? ki->key : "-", w, sz);
 	g_free(w);
 	g_free(sz);
 	g_free(count);
-	lab_kernel_info_clear(&ki);
 }
 
 static int run_kernels(struct lab_inst *in, char **args)
 {
-	static const char *const builtin[] = { "baseline", "patched", NULL };
 	char **mine = lab_user_kernel_names();
+	GStrvBuilder *b = g_strv_builder_new();
+	char **names;
+	struct lab_kernel_info *ki;
+	int base_w = 18, n;
 
 	(void)in;
 	(void)args;
-	printf("%-20s %-18s %-9s %-17s %-17s %s\n", "NAME", "BASE", "PATCHES", "KEY", "BUILT",
-	       "SIZE");
-	for (int i = 0; builtin[i]; i++)
-		kernel_row(builtin[i]);
-	for (int i = 0; mine[i]; i++)
-		kernel_row(mine[i]);
+	g_strv_builder_add(b, "baseline");
+	g_strv_builder_add(b, "patched");
+	g_strv_builder_addv(b, (const char **)mine);
+	names = g_strv_builder_end(b);
+	g_strv_builder_unref(b);
+	n = (int)g_strv_length(names);
+	ki = g_new0(struct lab_kernel_info, n);
+	for (int i = 0; i < n; i++) /* a tree kernel's base: its tree and commit */
+		if (lab_kernel_describe(review, names[i], &ki[i]) == 0)
+			base_w = MAX(base_w, (int)strlen(ki[i].base));
+	printf("%-20s %-*s %-9s %-17s %-17s %s\n", "NAME", base_w, "BASE", "PATCHES", "KEY",
+	       "BUILT", "SIZE");
+	for (int i = 0; i < n; i++) {
+		if (ki[i].base)
+			kernel_row(names[i], &ki[i], base_w);
+		lab_kernel_info_clear(&ki[i]);
+	}
 	printf("(and debian: Debian's own kernel, kept from the image; isolate-NNN: one "
 	       "seed's bug alone; NAME@N: NAME's base and its first N patches; NAME@REV: a "
 	       "tree kernel's tree at commit REV)\n");
+	g_free(ki);
+	g_strfreev(names);
 	g_strfreev(mine);
 	return 0;
 }

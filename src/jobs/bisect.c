@@ -38,6 +38,7 @@ struct bisect {
 	const struct lab_bisect_opts *o;
 	struct lab_user_kernel *bad;
 	char **commits; /* a tree's bisection: the commits after good, else NULL */
+	char *good_commit;
 	const char *unit; /* "patch" or "commit" */
 	char **guests;
 	int n;          /* patches in the series, or commits */
@@ -67,11 +68,15 @@ static char **tree_steps(const struct lab_user_kernel *bad, const char *good, ch
 	char **steps = NULL;
 
 	if (!g || !g->tree || g_strcmp0(g->tree_id, bad->tree_id))
-		*why = g_strdup_printf("--good %s is not a commit of %s's tree %s (NAME@REV "
-				       "names one: %s@v6.1, %s@abc123...)", good, bad->def,
+		*why = g_strdup_printf("--good %s is not a commit of %s's tree %s (%s@~N, "
+				       "%s@COMMIT name its older commits)", good, bad->def,
 				       bad->tree, bad->def, bad->def);
-	else
-		steps = lab_user_tree_steps(bad->tree_id, g->commit, bad->commit, why);
+	else if (!(steps = lab_user_tree_steps(bad->tree_id, g->commit, bad->commit, why))) {
+		char *w = g_strdup_printf("--good %s, --bad %s: %s", good, bad->name, *why);
+
+		g_free(*why);
+		*why = w;
+	}
 	lab_user_kernel_free(g);
 	return steps;
 }
@@ -133,10 +138,11 @@ static char *step_kernel(const struct bisect *b, int i)
 /* The patch (or commit) step I adds (1-based), as the user named it. */
 static char *patch_name(const struct bisect *b, int i)
 {
+	if (b->commits) /* step 0: the good end's own commit */
+		return lab_user_tree_title(b->bad->tree_id, i > 0 ? b->commits[i - 1] :
+					   b->good_commit);
 	if (i <= 0)
 		return g_strdup("(none)");
-	if (b->commits)
-		return lab_user_tree_title(b->bad->tree_id, b->commits[i - 1]);
 	return g_path_get_basename(b->bad->patches[i - 1]);
 }
 
@@ -428,6 +434,12 @@ int lab_bisect(const struct lab_bisect_opts *o)
 	if (b.bad->tree) {
 		b.unit = "commit";
 		b.commits = tree_steps(b.bad, o->good, &err);
+		if (b.commits) {
+			struct lab_user_kernel *g = lab_user_kernel_load(o->good);
+
+			b.good_commit = g_strdup(g->commit);
+			lab_user_kernel_free(g);
+		}
 		if (!b.commits) {
 			lab_err("bisect: %s", err);
 			g_free(err);
@@ -461,6 +473,7 @@ int lab_bisect(const struct lab_bisect_opts *o)
 	g_string_free(b.log, TRUE);
 	g_strfreev(b.guests);
 	g_strfreev(b.commits);
+	g_free(b.good_commit);
 	lab_user_kernel_free(b.bad);
 	return rc;
 }
