@@ -763,19 +763,20 @@ user_kernels_ci() {
 # and `lab bisect` between two of its commits names the commit that re-adds
 # seed 010's bug.
 user_tree_ci() {
-	local tree=/var/tmp/lab-ci-user-tree out dir stamp="$logs/user-tree.stamp"
+	local tree=/var/tmp/lab-ci-user-tree out dir def stamp="$logs/user-tree.stamp"
 	timeout 900 bash tests/make-user-tree.sh "$tree" >"$logs/user-tree.log" 2>&1
 	record "a kernel git tree of a user's: linux-source-6.1 + patched, three commits on it" $? \
 		"$(tail -5 "$logs/user-tree.log")" || return
 	touch "$stamp"
 	sleep 1
+	def=$(cat "$LAB_HOME_DIR/named-kernels/ci-tree/kernel.ini" 2>/dev/null) # a warm machine has it
 	out=$( (./lab build ci-tree --tree tests; echo "exit $?"
 		./lab build ci-tree --tree "$tree" --rev nosuch; echo "exit $?"
 		./lab build ci-tree --tree "$tree" --series tests/series/regress; echo "exit $?") 2>&1)
 	[ "$(grep -c '^exit 2$' <<<"$out")" = 3 ] && grep -q "tests is not a kernel tree: it has no Makefile" <<<"$out" &&
 		grep -q "nosuch is no commit there" <<<"$out" && grep -q "give one" <<<"$out" &&
-		! [ -e "$LAB_HOME_DIR/named-kernels/ci-tree" ]
-	record "lab build --tree: not a kernel tree, no such commit, --series with --tree: exit 2, named, nothing defined" $? "$out"
+		[ "$(cat "$LAB_HOME_DIR/named-kernels/ci-tree/kernel.ini" 2>/dev/null)" = "$def" ]
+	record "lab build --tree: not a kernel tree, no such commit, --series with --tree: exit 2, named, the definition untouched" $? "$out"
 	timeout 3600 ./lab build ci-tree --tree "$tree" >"$logs/build-tree.log" 2>&1 &&
 		./lab kernels >"$logs/kernels-tree.log" 2>&1 &&
 		grep -q "^ci-tree  *$tree@[0-9a-f]\{12\} .*MiB" "$logs/kernels-tree.log"
