@@ -298,6 +298,11 @@ static int build_series_kernel(const char *review, const char *name)
 		 g_strv_length(patches));
 	if (open_for(&t, name) != 0)
 		goto out;
+	if (lab_exists(bz)) { /* built while this command waited for the lock */
+		lab_info("%s kernel: built meanwhile by another lab command: %s", name, dir);
+		rc = 0;
+		goto out;
+	}
 	phase = g_strdup_printf("series %s", name);
 	lab_phase_begin(phase);
 	g_free(phase);

@@ -78,6 +78,8 @@ char *lab_kmod_dir(void)
 		goto out;
 	if (lab_tree_open(&t) != 0)
 		goto fail;
+	if (lab_exists(dir)) /* built while this command waited for the lock */
+		goto out;
 	vmlinux = g_build_filename(t.obj, "vmlinux", NULL);
 	if (!lab_exists(vmlinux)) {
 		lab_err("no built kernel tree in %s for the test modules: run `lab build all`",

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #define BUILD_TIMEOUT_S (90 * 60)
+#define LOCK_WAIT_S (60 * 60)
 
 char *lab_tarball_identity(void)
 {
@@ -58,6 +59,26 @@ void lab_tree_init(struct lab_tree *t, const char *root, const char *applied,
 	t->what = g_strdup(what);
 }
 
+/* Another lab command (a build, the test modules, a series check) may
+ * hold the tree: wait for it, as two commands on a cold cache do, until
+ * Ctrl-C or LOCK_WAIT_S; 0 when the lock is ours. */
+static int lock_wait(int fd, const char *root)
+{
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return -1;
+	lab_info("another lab command holds %s/.lock: waiting for it", root);
+	for (int i = 0; i < LOCK_WAIT_S * 4 && !lab_interrupted; i++) {
+		usleep(250 * 1000);
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+	}
+	lab_err("another lab command still holds %s/.lock%s", root,
+		lab_interrupted ? "" : " after an hour of waiting");
+	return -1;
+}
+
 int lab_tree_lock(struct lab_tree *t)
 {
 	char *path = g_build_filename(t->root, ".lock", NULL);
@@ -68,11 +89,8 @@ int lab_tree_lock(struct lab_tree *t)
 	}
 	t->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	g_free(path);
-	if (t->lock_fd < 0 || flock(t->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-		lab_err("another `lab build` holds %s/.lock; wait for it to finish",
-			t->root);
+	if (t->lock_fd < 0 || lock_wait(t->lock_fd, t->root) != 0)
 		return -1;
-	}
 	if (truncate(t->log, 0) != 0 && errno != ENOENT)
 		return -1;
 	return 0;
