@@ -31,6 +31,9 @@ for part in support bugs fixes; do
 	done <"$here/patches/2.6.32.9/$part/series"
 done
 git_ init -q
+# no automatic gc: it would go on packing in the background after this
+# script and write the tree while CI checks that lab leaves it untouched
+git_ config gc.auto 0
 git_ add -A -f # Debian's .gitignore ignores the whole tree
 git_ commit -q -m "linux-source-6.1 + the review's patched series"
 git_ am -q "$here"/tests/series/regress/*.patch
