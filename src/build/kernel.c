@@ -446,20 +446,13 @@ int lab_kernel_define(const char *review, const struct lab_user_kernel_src *src)
 	char *why = NULL, **series;
 	int rc;
 
-	if (src->tree) {
-		if (lab_user_kernel_name_check(src->name, &why) != 0) {
-			lab_err("build: %s", why);
-			g_free(why);
-			return 2;
-		}
-		return define_tree(src);
-	}
-
 	if (lab_user_kernel_name_check(src->name, &why) != 0) {
 		lab_err("build: %s", why);
 		g_free(why);
 		return 2;
 	}
+	if (src->tree)
+		return define_tree(src);
 	if (src->base && base_check(src->name, src->base) != 0)
 		return 2;
 	if (!(series = lab_user_series_read(src->series, &why))) {
